@@ -1,0 +1,78 @@
+# print, summary and plot for facility_greedy results.
+
+#' @export
+print.facility_greedy <- function(x, ...) {
+  cat(sprintf("Greedy facility location (mode \"%s\", %d thread%s)\n", x$mode,
+              x$threads, if (x$threads == 1L) "" else "s"))
+  cat(sprintf("  %d of %d candidates selected for %d clients%s\n",
+              length(x$selected), x$m, x$n,
+              if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
+  cat(sprintf("  f(S) = %.6g, bound = %.6g (f(S) / bound = %.4f)\n",
+              x$objective, x$bound, certificate(x)))
+  cat(sprintf("  %.3g s, %.0f gain evaluations\n", x$seconds, x$evaluations))
+  shown <- utils::head(x$selected, 10L)
+  cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
+  invisible(x)
+}
+
+certificate <- function(x) {
+  if (x$bound > 0) x$objective / x$bound else 1
+}
+
+#' Summary of a facility location result
+#'
+#' @param object A `facility_greedy` result.
+#' @param ... Unused.
+#' @return An object of class `summary.facility_greedy`: the settings, the
+#'   objective, its bound and certificate `objective / bound`, the work done
+#'   and a table of the picks (`order`, `selected`, `gain`, `objective` so
+#'   far).
+#' @export
+summary.facility_greedy <- function(object, ...) {
+  start <- object$objective - sum(object$gains)
+  picks <- data.frame(order = seq_along(object$selected), selected = object$selected,
+                      gain = object$gains, objective = start + cumsum(object$gains))
+  structure(list(mode = object$mode, threads = object$threads, n = object$n,
+                 m = object$m, k = object$k, objective = object$objective,
+                 bound = object$bound, certificate = certificate(object),
+                 seconds = object$seconds, evaluations = object$evaluations,
+                 pairs = object$pairs, picks = picks),
+            class = "summary.facility_greedy")
+}
+
+#' @export
+print.summary.facility_greedy <- function(x, ...) {
+  cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s\n", x$mode,
+              x$threads, if (x$threads == 1L) "" else "s"))
+  cat(sprintf("Clients: %d  Candidates: %d  k: %d\n", x$n, x$m, x$k))
+  cat(sprintf("f(S): %.6g  upper bound: %.6g  certified within %.2f%% of optimal\n",
+              x$objective, x$bound, 100 * (1 - x$certificate)))
+  cat(sprintf("Time: %.3g s  gain evaluations: %.0f  kernel evaluations: %.0f\n",
+              x$seconds, x$evaluations, x$pairs))
+  cat("Picks:\n")
+  print(utils::head(x$picks, 10L), row.names = FALSE)
+  if (nrow(x$picks) > 10L) cat(sprintf("... and %d more\n", nrow(x$picks) - 10L))
+  invisible(x)
+}
+
+#' Plot a facility location result
+#'
+#' Two panels: \eqn{f(S)} against \eqn{|S|} (with the upper bound as a
+#' dashed line), and the marginal gain of each pick against \eqn{|S|}.
+#'
+#' @param x A `facility_greedy` result.
+#' @param ... Further graphical parameters passed to [graphics::plot()].
+#' @return `x`, invisibly.
+#' @export
+plot.facility_greedy <- function(x, ...) {
+  s <- summary(x)$picks
+  old <- graphics::par(mfrow = c(1, 2))
+  on.exit(graphics::par(old))
+  graphics::plot(s$order, s$objective, type = "b", pch = 20, xlab = "|S|",
+                 ylab = "f(S)", ylim = range(0, s$objective, x$bound),
+                 main = "Objective", ...)
+  graphics::abline(h = x$bound, lty = 2)
+  graphics::plot(s$order, s$gain, type = "h", xlab = "|S|",
+                 ylab = "marginal gain", main = "Gain of each pick", ...)
+  invisible(x)
+}

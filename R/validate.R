@@ -1,0 +1,85 @@
+# Argument checks shared by every exported function.  Each names the
+# argument it rejects (matrixStats style) and raises a facloc_error_argument.
+
+check_count <- function(x, arg, min = 1, max = Inf) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
+      x != round(x))
+    abort_argument(arg, "must be a single whole number")
+  if (x < min || x > max) {
+    range <- if (is.finite(max)) sprintf("between %s and %s", format(min), format(max))
+             else sprintf("at least %s", format(min))
+    abort_argument(arg, sprintf("must be %s, not %s", range, format(x)))
+  }
+  as.integer(x)
+}
+
+check_positive <- function(x, arg) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) || x <= 0)
+    abort_argument(arg, "must be a single positive finite number")
+  as.double(x)
+}
+
+check_fraction <- function(x, arg, lower_open = FALSE) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x < 0 || x > 1 ||
+      (lower_open && x == 0))
+    abort_argument(arg, sprintf("must be a single number in %s0, 1]",
+                                if (lower_open) "(" else "["))
+  as.double(x)
+}
+
+check_flag <- function(x, arg) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x))
+    abort_argument(arg, "must be TRUE or FALSE")
+  x
+}
+
+check_choice <- function(x, choices, arg) {
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !(x %in% choices))
+    abort_argument(arg, sprintf("must be one of %s",
+                                paste0("\"", choices, "\"", collapse = ", ")))
+  x
+}
+
+# A numeric matrix of finite values, n x d with n, d >= 1.  Accepts
+# all-numeric data frames and integer or logical-free numeric matrices.
+check_points <- function(X, arg) {
+  if (is.data.frame(X)) {
+    numeric_cols <- vapply(X, is.numeric, logical(1))
+    if (!all(numeric_cols))
+      abort_argument(arg, sprintf("must have numeric columns only; column %s is not",
+                                  paste0("'", names(X)[!numeric_cols][1], "'")))
+    X <- as.matrix(X)
+  }
+  if (is.numeric(X) && is.null(dim(X))) X <- matrix(X, ncol = 1L)
+  if (!is.matrix(X) || !is.numeric(X))
+    abort_argument(arg, "must be a numeric matrix or an all-numeric data frame")
+  if (nrow(X) < 1L || ncol(X) < 1L)
+    abort_argument(arg, sprintf("must have at least one row and one column, not %d x %d",
+                                nrow(X), ncol(X)))
+  if (anyNA(X) || any(!is.finite(X)))
+    abort_argument(arg, "must not contain NA, NaN or infinite values")
+  storage.mode(X) <- "double"
+  X
+}
+
+# Non-negative finite numeric vector of the given length.
+check_weights <- function(x, n, arg) {
+  if (!is.numeric(x) || length(x) != n)
+    abort_argument(arg, sprintf("must be a numeric vector of length %d", n))
+  if (anyNA(x) || any(!is.finite(x)) || any(x < 0))
+    abort_argument(arg, "must be finite and non-negative")
+  as.double(x)
+}
+
+# 1-based indices into 1..n, whole numbers, no duplicates.
+check_indices <- function(x, n, arg, allow_empty = FALSE) {
+  if (!is.numeric(x) || (!allow_empty && length(x) < 1L))
+    abort_argument(arg, "must be a non-empty vector of row indices")
+  if (anyNA(x) || any(!is.finite(x)) || any(x != round(x)))
+    abort_argument(arg, "must contain whole numbers only")
+  if (any(x < 1 | x > n))
+    abort_argument(arg, sprintf("must index rows 1 to %d", n))
+  if (anyDuplicated(x))
+    abort_argument(arg, "must not contain duplicates")
+  as.integer(x)
+}

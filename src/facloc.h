@@ -1,0 +1,95 @@
+/*
+ * facloc solver core: plain C99 + OpenMP, no R headers.
+ *
+ * Files named r_*.c and init.c are the R glue; every other file in src/
+ * belongs to the core and also builds into the standalone benchmark driver
+ * (inst/bench/) and the sanitizer harnesses.
+ */
+#ifndef FACLOC_H
+#define FACLOC_H
+
+#include <stddef.h>
+
+/* Status codes returned by every core entry point. */
+enum {
+  FL_OK = 0,
+  FL_ERR_NOMEM = 1,       /* malloc failed, possibly inside a parallel region */
+  FL_INTERRUPTED = 2,     /* the interrupt callback asked us to stop */
+  FL_ERR_ARG = 3          /* inconsistent arguments reaching the core */
+};
+
+typedef enum {
+  FL_MODE_G = 0,    /* sequential greedy on a precomputed matrix */
+  FL_MODE_C,        /* CELF, one shared heap under a lock */
+  FL_MODE_DC,       /* distributed CELF, one heap per thread */
+  FL_MODE_HC,       /* hierarchical CELF, k-means cluster bounds */
+  FL_MODE_HPC,      /* hc + coverage pruning + fused barriers */
+  FL_MODE_NHPC,     /* nested G x M threads with group barriers */
+  FL_MODE_COUNT
+} fl_mode;
+
+/*
+ * A facility location instance.  Clients i = 0..n-1 are served by
+ * candidates j = 0..m-1 with similarity s_ij, given by exactly one of:
+ *   - points: x (n x d, row-major) and y (m x d, row-major; may equal x),
+ *     s_ij = exp(-||x_i - y_j||^2 * inv2s2);
+ *   - dense: sim, n x m column-major (column j = candidate j);
+ *   - sparse: compressed sparse columns (sp_p, sp_i, sp_x), n x m.
+ */
+typedef struct {
+  int n, m, d;
+  const double *x, *y;
+  double inv2s2;
+  const double *sim;
+  const int *sp_p, *sp_i;
+  const double *sp_x;
+  const double *weight;   /* n client weights, NULL for all ones */
+  const int *initial;     /* 0-based candidates already open, or NULL */
+  int ninitial;
+} fl_problem;
+
+/* Called on the main thread between rounds, outside parallel regions.
+ * Returns non-zero to stop the solve. */
+typedef int (*fl_interrupt_fn)(void *ctx);
+/* Progress report from the main thread between rounds. */
+typedef void (*fl_progress_fn)(void *ctx, int round, int selected, double objective);
+
+typedef struct {
+  fl_mode mode;
+  int k;
+  int threads;
+  int batch;          /* picks committed per round (relaxed modes) */
+  double eps;         /* cluster pruning fraction (hc, hpc, nhpc) */
+  double tau;         /* coverage pruning threshold (hpc, nhpc) */
+  int clusters;       /* k-means clusters (hc, hpc, nhpc) */
+  int group_size;     /* M of nhpc */
+  unsigned int seed;  /* k-means seed */
+  fl_interrupt_fn interrupted;
+  fl_progress_fn progress;
+  void *callback_ctx;
+} fl_control;
+
+typedef struct {
+  int *selected;        /* k entries, 0-based candidate indices, caller-owned */
+  double *gains;        /* k entries, caller-owned */
+  int nselected;
+  double objective;     /* f(initial + selected), double precision */
+  double bound;         /* upper bound on the optimum for this k */
+  double evaluations;   /* marginal-gain evaluations */
+  double pairs;         /* client-candidate similarities evaluated */
+  int rounds;
+} fl_result;
+
+/* Solve; fills res.  Returns an FL_* status; on failure nothing leaks. */
+int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res);
+
+/* f(S) for the given 0-based candidates (initial facilities included). */
+int fl_objective(const fl_problem *p, const int *sel, int nsel, int threads,
+                 double *value);
+
+/* Bytes of working memory a solve will allocate (beyond the inputs). */
+double fl_solve_bytes(const fl_problem *p, const fl_control *c);
+
+const char *fl_mode_name(fl_mode mode);
+
+#endif

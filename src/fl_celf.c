@@ -1,0 +1,57 @@
+#include <stdlib.h>
+#include "fl_celf.h"
+#include "fl_omp.h"
+
+int fl_celf_initial_gains(fl_state *s, fl_entry *entries)
+{
+  int nopen = 0;
+  for (int j = 0; j < s->p.m; j++)
+    if (!s->chosen[j]) entries[nopen++].idx = j;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 64)
+#endif
+  for (int t = 0; t < nopen; t++) {
+    entries[t].key = fl_gain(&s->p, entries[t].idx, s->cover);
+    entries[t].round = 0;
+  }
+  s->evaluations += nopen;
+  return nopen;
+}
+
+double fl_celf_topk(fl_heap **heaps, int nheaps, int k)
+{
+  int total = 0;
+  for (int h = 0; h < nheaps; h++) total += heaps[h]->size;
+  double *keys = malloc((size_t) (total > 0 ? total : 1) * sizeof(double));
+  double sum = 0.0;
+  if (!keys) {
+    for (int h = 0; h < nheaps; h++)
+      for (int t = 0; t < heaps[h]->size; t++) sum += heaps[h]->a[t].key;
+    return sum;
+  }
+  int c = 0;
+  for (int h = 0; h < nheaps; h++)
+    for (int t = 0; t < heaps[h]->size; t++) keys[c++] = heaps[h]->a[t].key;
+  sum = fl_topk_sum(keys, total, k);
+  free(keys);
+  return sum;
+}
+
+double fl_celf_bound_initial(const fl_state *s, const fl_entry *entries, int count, int k)
+{
+  fl_heap view = { (fl_entry *) entries, count };
+  fl_heap *one[1] = { &view };
+  return fl_state_objective(s) + fl_celf_topk(one, 1, k);
+}
+
+void fl_celf_finish(fl_state *s, fl_heap **heaps, int nheaps, double bound0,
+                    int k, fl_result *res)
+{
+  res->objective = fl_state_objective(s);
+  double bound = res->objective + fl_celf_topk(heaps, nheaps, k);
+  res->bound = bound < bound0 ? bound : bound0;
+  if (res->bound < res->objective) res->bound = res->objective;
+  res->evaluations = s->evaluations;
+  res->pairs = s->pairs;
+  res->rounds = res->nselected;
+}

@@ -1,0 +1,32 @@
+/* OpenMP guards: the core builds and runs (serially) without OpenMP. */
+#ifndef FL_OMP_H
+#define FL_OMP_H
+
+#ifdef _OPENMP
+#include <omp.h>
+#define FL_PRAGMA(x) _Pragma(#x)
+#define FL_SIMD FL_PRAGMA(omp simd)
+#define FL_SIMD_SUM(v) FL_PRAGMA(omp simd reduction(+:v))
+static inline int fl_thread_id(void) { return omp_get_thread_num(); }
+static inline int fl_team_size(void) { return omp_get_num_threads(); }
+typedef omp_lock_t fl_lock;
+static inline void fl_lock_init(fl_lock *l) { omp_init_lock(l); }
+static inline void fl_lock_destroy(fl_lock *l) { omp_destroy_lock(l); }
+static inline void fl_lock_set(fl_lock *l) { omp_set_lock(l); }
+static inline void fl_lock_unset(fl_lock *l) { omp_unset_lock(l); }
+#else
+#define FL_SIMD
+#define FL_SIMD_SUM(v)
+static inline int fl_thread_id(void) { return 0; }
+static inline int fl_team_size(void) { return 1; }
+typedef int fl_lock;
+static inline void fl_lock_init(fl_lock *l) { *l = 0; }
+static inline void fl_lock_destroy(fl_lock *l) { (void) l; }
+static inline void fl_lock_set(fl_lock *l) { (void) l; }
+static inline void fl_lock_unset(fl_lock *l) { (void) l; }
+#endif
+
+/* Processors this process may run on (its affinity mask), 1 without OpenMP. */
+int fl_num_procs(void);
+
+#endif

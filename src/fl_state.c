@@ -1,0 +1,160 @@
+#include <stdlib.h>
+#include <string.h>
+#include "fl_state.h"
+#include "fl_kernel.h"
+#include "fl_omp.h"
+
+/* Below this many clients a parallel coverage update costs more than it saves. */
+#define FL_PAR_MIN_N 4096
+
+double fl_matrix_bytes(const fl_problem *p)
+{
+  return 8.0 * (double) p->n * (double) p->m;
+}
+
+double fl_sim(const fl_problem *p, int i, int j)
+{
+  if (p->sim) return p->sim[(size_t) j * p->n + i];
+  return fl_rbf(p->x + (size_t) i * p->d, p->y + (size_t) j * p->d, p->d, p->inv2s2);
+}
+
+static int build_matrix(const fl_problem *p, int threads, double **out)
+{
+  size_t n = (size_t) p->n, m = (size_t) p->m;
+  double *W = malloc(n * m * sizeof(double));
+  if (!W) return FL_ERR_NOMEM;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
+#endif
+  for (int j = 0; j < p->m; j++) {
+    const double *yj = p->y + (size_t) j * p->d;
+    double *col = W + (size_t) j * n;
+    for (int i = 0; i < p->n; i++)
+      col[i] = fl_rbf(p->x + (size_t) i * p->d, yj, p->d, p->inv2s2);
+  }
+  (void) threads;
+  *out = W;
+  return FL_OK;
+}
+
+double fl_gain(const fl_problem *p, int j, const double *cover)
+{
+  const double *w = p->weight;
+  double g = 0.0;
+  if (p->sp_p) {
+    for (int t = p->sp_p[j]; t < p->sp_p[j + 1]; t++) {
+      int i = p->sp_i[t];
+      double diff = p->sp_x[t] - cover[i];
+      if (diff > 0) g += w ? w[i] * diff : diff;
+    }
+    return g;
+  }
+  for (int i = 0; i < p->n; i++) {
+    double diff = fl_sim(p, i, j) - cover[i];
+    if (diff > 0) g += w ? w[i] * diff : diff;
+  }
+  return g;
+}
+
+static void cover_add(const fl_problem *p, int j, double *cover, int threads)
+{
+  if (p->sp_p) {
+    for (int t = p->sp_p[j]; t < p->sp_p[j + 1]; t++)
+      if (p->sp_x[t] > cover[p->sp_i[t]]) cover[p->sp_i[t]] = p->sp_x[t];
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (p->n >= FL_PAR_MIN_N)
+#endif
+  for (int i = 0; i < p->n; i++) {
+    double s = fl_sim(p, i, j);
+    if (s > cover[i]) cover[i] = s;
+  }
+  (void) threads;
+}
+
+int fl_state_init(fl_state *s, const fl_problem *p, int threads, int need_matrix)
+{
+  memset(s, 0, sizeof *s);
+  s->p = *p;
+  s->threads = threads;
+  if (need_matrix && !p->sim && !p->sp_p) {
+    if (build_matrix(p, threads, &s->W) != FL_OK) return FL_ERR_NOMEM;
+    s->p.sim = s->W;
+    s->pairs = (double) p->n * (double) p->m;
+  }
+  s->cover = calloc((size_t) p->n, sizeof(double));
+  s->chosen = calloc((size_t) p->m, 1);
+  if (!s->cover || !s->chosen) {
+    fl_state_free(s);
+    return FL_ERR_NOMEM;
+  }
+  for (int t = 0; t < p->ninitial; t++) {
+    s->chosen[p->initial[t]] = 1;
+    cover_add(&s->p, p->initial[t], s->cover, threads);
+  }
+  return FL_OK;
+}
+
+void fl_state_free(fl_state *s)
+{
+  free(s->W);
+  free(s->cover);
+  free(s->chosen);
+  s->W = NULL;
+  s->cover = NULL;
+  s->chosen = NULL;
+}
+
+void fl_state_select(fl_state *s, int j, double gain, fl_result *res)
+{
+  s->chosen[j] = 1;
+  cover_add(&s->p, j, s->cover, s->threads);
+  if (!s->p.sim && !s->p.sp_p) s->pairs += s->p.n;
+  res->selected[res->nselected] = j;
+  res->gains[res->nselected] = gain;
+  res->nselected++;
+}
+
+double fl_state_objective(const fl_state *s)
+{
+  const double *w = s->p.weight;
+  double f = 0.0;
+  for (int i = 0; i < s->p.n; i++) f += w ? w[i] * s->cover[i] : s->cover[i];
+  return f;
+}
+
+/* Quickselect: move the k largest to v[0..k-1]. */
+double fl_topk_sum(double *v, int n, int k)
+{
+  if (k > n) k = n;
+  int lo = 0, hi = n - 1;
+  while (k > 0 && k < n && lo < hi) {
+    double pivot = v[lo + (hi - lo) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] > pivot) i++;
+      while (v[j] < pivot) j--;
+      if (i <= j) {
+        double t = v[i]; v[i] = v[j]; v[j] = t;
+        i++; j--;
+      }
+    }
+    if (k - 1 <= j) hi = j;
+    else if (k - 1 >= i) lo = i;
+    else break;
+  }
+  double sum = 0.0;
+  for (int t = 0; t < k; t++) sum += v[t];
+  return sum;
+}
+
+int fl_interrupted(const fl_control *c)
+{
+  return c->interrupted && c->interrupted(c->callback_ctx);
+}
+
+void fl_progress(const fl_control *c, int round, int nsel, double objective)
+{
+  if (c->progress) c->progress(c->callback_ctx, round, nsel, objective);
+}

@@ -1,0 +1,45 @@
+/* What every solver shares: coverage, the chosen set, the similarity view,
+ * result bookkeeping and the upper bound on the optimum. */
+#ifndef FL_STATE_H
+#define FL_STATE_H
+
+#include "facloc.h"
+
+typedef struct {
+  fl_problem p;          /* what gains are computed on (W when built) */
+  double *W;             /* owned n x m similarity matrix, or NULL */
+  double *cover;         /* n: coverage m_i = max_{j in S} s_ij */
+  unsigned char *chosen; /* m: 1 once selected (or initially open) */
+  int threads;
+  double evaluations;
+  double pairs;          /* kernel evaluations */
+} fl_state;
+
+/* need_matrix: build W from points (modes g, c, dc).  On failure all is
+ * freed and FL_ERR_NOMEM returned. */
+int fl_state_init(fl_state *s, const fl_problem *p, int threads, int need_matrix);
+void fl_state_free(fl_state *s);
+
+/* Exact marginal gain of candidate j, summed in client order so every mode
+ * gets the same bits for the same coverage. */
+double fl_gain(const fl_problem *p, int j, const double *cover);
+/* Similarity of client i to candidate j (points or dense view). */
+double fl_sim(const fl_problem *p, int i, int j);
+
+/* Commit candidate j: coverage update (parallel), record in res. */
+void fl_state_select(fl_state *s, int j, double gain, fl_result *res);
+/* f(S) from the coverage, summed serially so it never depends on threads. */
+double fl_state_objective(const fl_state *s);
+
+/* Sum of the k largest of v[0..n-1] (reorders v).  With v upper bounds on
+ * marginal gains w.r.t. any set S: OPT <= f(S) + fl_topk_sum. */
+double fl_topk_sum(double *v, int n, int k);
+
+/* Interrupt and progress callbacks; safe when unset. */
+int fl_interrupted(const fl_control *c);
+void fl_progress(const fl_control *c, int round, int nsel, double objective);
+
+/* Bytes of the dense n x m matrix. */
+double fl_matrix_bytes(const fl_problem *p);
+
+#endif

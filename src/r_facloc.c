@@ -1,0 +1,118 @@
+/* .Call glue for facility_greedy() and facility_objective().  The R wrapper
+ * has validated everything; here we only convert, call the core and report
+ * its status, which the wrapper turns into classed conditions. */
+#include "r_util.h"
+#include "facloc.h"
+#include "fl_omp.h"
+
+/* problem: list(x = d x n matrix (row-major points), y = d x m or NULL,
+ * sim = n x m or NULL, sp_p, sp_i, sp_x (CSC) or NULL, n, m, d, sigma,
+ * weight or NULL, initial = 0-based integer or NULL) */
+static fl_problem problem_from_list(SEXP problem)
+{
+  fl_problem p = { 0 };
+  p.n = fl_r_int(problem, "n");
+  p.m = fl_r_int(problem, "m");
+  p.d = fl_r_int(problem, "d");
+  p.x = fl_r_doubles(problem, "x");
+  p.y = fl_r_doubles(problem, "y");
+  if (!p.y) p.y = p.x;
+  double sigma = fl_r_double(problem, "sigma");
+  p.inv2s2 = 1.0 / (2.0 * sigma * sigma);
+  p.sim = fl_r_doubles(problem, "sim");
+  p.sp_p = fl_r_ints(problem, "sp_p");
+  p.sp_i = fl_r_ints(problem, "sp_i");
+  p.sp_x = fl_r_doubles(problem, "sp_x");
+  p.weight = fl_r_doubles(problem, "weight");
+  p.initial = fl_r_ints(problem, "initial");
+  p.ninitial = p.initial ? Rf_length(fl_r_get(problem, "initial")) : 0;
+  return p;
+}
+
+static fl_control control_from_list(SEXP control)
+{
+  fl_control c = { 0 };
+  c.mode = (fl_mode) fl_r_int(control, "mode");
+  c.k = fl_r_int(control, "k");
+  c.threads = fl_r_int(control, "threads");
+  c.batch = fl_r_int(control, "batch");
+  c.eps = fl_r_double(control, "eps");
+  c.tau = fl_r_double(control, "tau");
+  c.clusters = fl_r_int(control, "clusters");
+  c.group_size = fl_r_int(control, "group_size");
+  c.seed = (unsigned int) fl_r_double(control, "seed");
+  return c;
+}
+
+static void report_progress(void *ctx, int round, int nsel, double objective)
+{
+  (void) ctx;
+  Rprintf("facloc: round %d, %d selected, f(S) = %.6g\n", round, nsel, objective);
+  R_FlushConsole();
+}
+
+SEXP facloc_solve(SEXP problem, SEXP control)
+{
+  fl_problem p = problem_from_list(problem);
+  fl_control c = control_from_list(control);
+  c.interrupted = fl_r_interrupted;
+  if (Rf_asLogical(fl_r_get(control, "verbose")) == TRUE) c.progress = report_progress;
+
+  SEXP selected = PROTECT(Rf_allocVector(INTSXP, c.k));
+  SEXP gains = PROTECT(Rf_allocVector(REALSXP, c.k));
+  fl_result res = { 0 };
+  res.selected = INTEGER(selected);
+  res.gains = REAL(gains);
+  int status = fl_solve(&p, &c, &res);
+  for (int t = 0; t < res.nselected; t++) res.selected[t] += 1;
+
+  const char *names[] = { "status", "selected", "gains", "objective", "bound",
+                          "evaluations", "pairs", "rounds" };
+  SEXP out = PROTECT(fl_r_list(8, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  SET_VECTOR_ELT(out, 1, Rf_lengthgets(selected, res.nselected));
+  SET_VECTOR_ELT(out, 2, Rf_lengthgets(gains, res.nselected));
+  SET_VECTOR_ELT(out, 3, Rf_ScalarReal(res.objective));
+  SET_VECTOR_ELT(out, 4, Rf_ScalarReal(res.bound));
+  SET_VECTOR_ELT(out, 5, Rf_ScalarReal(res.evaluations));
+  SET_VECTOR_ELT(out, 6, Rf_ScalarReal(res.pairs));
+  SET_VECTOR_ELT(out, 7, Rf_ScalarInteger(res.rounds));
+  UNPROTECT(3);
+  return out;
+}
+
+/* selected: 0-based integer vector.  Returns list(status, objective). */
+SEXP facloc_objective(SEXP problem, SEXP selected, SEXP threads)
+{
+  fl_problem p = problem_from_list(problem);
+  double value = 0.0;
+  int status = fl_objective(&p, INTEGER(selected), Rf_length(selected),
+                            Rf_asInteger(threads), &value);
+  const char *names[] = { "status", "objective" };
+  SEXP out = PROTECT(fl_r_list(2, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  SET_VECTOR_ELT(out, 1, Rf_ScalarReal(value));
+  UNPROTECT(1);
+  return out;
+}
+
+SEXP facloc_solve_bytes(SEXP problem, SEXP control)
+{
+  fl_problem p = problem_from_list(problem);
+  fl_control c = control_from_list(control);
+  return Rf_ScalarReal(fl_solve_bytes(&p, &c));
+}
+
+SEXP facloc_num_procs(void)
+{
+  return Rf_ScalarInteger(fl_num_procs());
+}
+
+SEXP facloc_has_openmp(void)
+{
+#ifdef _OPENMP
+  return Rf_ScalarLogical(TRUE);
+#else
+  return Rf_ScalarLogical(FALSE);
+#endif
+}
