@@ -1,0 +1,27 @@
+# Describe the machine a benchmark ran on: written beside every saved result.
+describe_machine <- function() {
+  cpu <- tryCatch(system("lscpu", intern = TRUE), error = function(e) character())
+  field <- function(name) {
+    hit <- grep(paste0("^", name, ":"), cpu, value = TRUE)
+    if (length(hit)) trimws(sub("^[^:]+:", "", hit[1])) else NA_character_
+  }
+  cc <- tryCatch(system2(file.path(R.home("bin"), "R"), c("CMD", "config", "CC"),
+                         stdout = TRUE), error = function(e) NA_character_)
+  cflags <- tryCatch(system2(file.path(R.home("bin"), "R"), c("CMD", "config", "CFLAGS"),
+                             stdout = TRUE), error = function(e) NA_character_)
+  version <- tryCatch(system(paste(cc[1], "--version"), intern = TRUE)[1],
+                      error = function(e) NA_character_)
+  c(date = format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"),
+    cpu = field("Model name"),
+    cores_available = as.character(facloc:::available_cores()),
+    memory = sprintf("%.1f GiB", as.double(sub("^MemTotal:\\s*([0-9]+).*$", "\\1",
+      grep("^MemTotal:", readLines("/proc/meminfo"), value = TRUE))) / 2^20),
+    r = R.version.string, compiler = version, cflags = cflags[1],
+    openmp = as.character(.Call(facloc:::C_facloc_has_openmp)))
+}
+
+write_machine <- function(path) {
+  m <- describe_machine()
+  writeLines(paste0(names(m), ": ", m), path)
+  invisible(m)
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(facloc)
+
+test_check("facloc")

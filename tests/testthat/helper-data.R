@@ -1,0 +1,12 @@
+# Small data sets for the exactness tests: different n, d and sigma, and one
+# (every grid point twice) whose gains tie exactly.
+exact_cases <- function() {
+  set.seed(42)
+  grid <- as.matrix(expand.grid(1:4, 1:4))
+  list(
+    gaussian = list(X = matrix(rnorm(60 * 3), 60, 3), sigma = 1, k = 8),
+    line = list(X = matrix(runif(45), 45, 1), sigma = 0.1, k = 6),
+    ties = list(X = rbind(grid, grid), sigma = 1.5, k = 10),
+    wide = list(X = matrix(rnorm(80 * 8, sd = 2), 80, 8), sigma = 3, k = 12)
+  )
+}

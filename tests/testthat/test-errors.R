@@ -1,0 +1,97 @@
+# Every bad input named by the facility_greedy() contract gets a classed error
+# whose message names the argument.
+
+expect_arg_error <- function(expr, arg) {
+  err <- expect_error(expr, class = "facloc_error_argument")
+  expect_identical(err$arg, arg)
+  expect_match(conditionMessage(err), arg, fixed = TRUE)
+}
+
+X <- matrix(rnorm(20 * 2), 20, 2)
+
+test_that("bad X is rejected", {
+  expect_arg_error(facility_greedy("a", 2, mode = "g"), "X")
+  expect_arg_error(facility_greedy(matrix(numeric(), 0, 2), 1, mode = "g"), "X")
+  expect_arg_error(facility_greedy(matrix(numeric(), 3, 0), 1, mode = "g"), "X")
+  bad <- X
+  bad[3, 1] <- NA
+  expect_arg_error(facility_greedy(bad, 2, mode = "g"), "X")
+  bad[3, 1] <- NaN
+  expect_arg_error(facility_greedy(bad, 2, mode = "g"), "X")
+  bad[3, 1] <- Inf
+  expect_arg_error(facility_greedy(bad, 2, mode = "g"), "X")
+  expect_arg_error(facility_greedy(data.frame(a = 1:3, b = letters[1:3]), 1, mode = "g"), "X")
+  expect_arg_error(facility_greedy(k = 2, mode = "g"), "X")
+})
+
+test_that("bad k, sigma, threads and mode are rejected", {
+  expect_arg_error(facility_greedy(X, 0, mode = "g"), "k")
+  expect_arg_error(facility_greedy(X, 21, mode = "g"), "k")
+  expect_arg_error(facility_greedy(X, 2.5, mode = "g"), "k")
+  expect_arg_error(facility_greedy(X, NA, mode = "g"), "k")
+  expect_arg_error(facility_greedy(X, "3", mode = "g"), "k")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = 0), "sigma")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = -1), "sigma")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = Inf), "sigma")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = c(1, 2)), "sigma")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", threads = 0), "threads")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", threads = 1.5), "threads")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", threads = NA), "threads")
+  expect_arg_error(facility_greedy(X, 2, mode = "greedy"), "mode")
+  expect_arg_error(facility_greedy(X, 2, mode = c("g", "c")), "mode")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", verbose = NA), "verbose")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", control = list()), "control")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", bogus = 1), "bogus")
+})
+
+test_that("bad similarity matrices are rejected", {
+  W <- exp(-as.matrix(dist(X))^2 / 2)
+  expect_arg_error(facility_greedy(similarity = W[, -1], k = 2, mode = "g"), "similarity")
+  neg <- W
+  neg[2, 3] <- -0.1
+  expect_arg_error(facility_greedy(similarity = neg, k = 2, mode = "g"), "similarity")
+  nonfinite <- W
+  nonfinite[1, 1] <- NaN
+  expect_arg_error(facility_greedy(similarity = nonfinite, k = 2, mode = "g"), "similarity")
+  expect_arg_error(facility_greedy(X[-1, ], similarity = W, k = 2, mode = "g"), "similarity")
+  expect_arg_error(facility_greedy(similarity = "W", k = 2, mode = "g"), "similarity")
+  expect_arg_error(facility_greedy(similarity = W, k = 2, mode = "hpc"), "mode")
+})
+
+test_that("bad selected sets are rejected by facility_objective()", {
+  expect_arg_error(facility_objective(X, c(1, 21)), "selected")
+  expect_arg_error(facility_objective(X, c(0, 2)), "selected")
+  expect_arg_error(facility_objective(X, c(2, 2)), "selected")
+  expect_arg_error(facility_objective(X, c(1.5)), "selected")
+  expect_arg_error(facility_objective(X, NA), "selected")
+})
+
+test_that("bad weights, candidates and initial sets are rejected", {
+  expect_arg_error(facility_greedy(X, 2, mode = "g", weights = rep(1, 3)), "weights")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", weights = c(-1, rep(1, 19))), "weights")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", candidates = matrix(1, 3, 3)), "candidates")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", initial = 25), "initial")
+  expect_arg_error(facility_greedy(X, 20, mode = "g", initial = 1), "k")
+})
+
+test_that("the n x n matrix is refused above the memory limit, before allocating", {
+  old <- options(facloc.memory_limit = 1000)
+  on.exit(options(old))
+  err <- expect_error(facility_greedy(X, 2, mode = "g"), class = "facloc_error_memory")
+  expect_match(conditionMessage(err), "matrix-free")
+  expect_gt(err$bytes, 1000)
+  options(facloc.memory_limit = -1)
+  expect_error(facloc_memory_limit(), class = "facloc_error_argument")
+})
+
+test_that("thread control is one package-wide setting", {
+  old <- facloc_threads(1)
+  on.exit(facloc_threads(old))
+  expect_identical(facloc_threads(), 1L)
+  fit <- facility_greedy(X, 2, mode = "dc", sigma = 1)
+  expect_identical(fit$threads, 1L)
+  facloc_threads(NULL)
+  expect_gte(facloc_threads(), 1L)
+  expect_lte(facloc_threads(), 2L)   # R CMD check and CRAN: two cores at most
+  expect_arg_error(facloc_threads(0), "n")
+})

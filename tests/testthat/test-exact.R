@@ -1,0 +1,93 @@
+# The exact modes against the plain-R greedy oracle, element by element.
+
+expect_matches_reference <- function(fit, ref) {
+  expect_identical(fit$selected, as.integer(ref$selected))
+  expect_equal(fit$gains, unname(ref$gains), tolerance = 1e-9)
+  expect_equal(fit$objective, ref$objective, tolerance = 1e-9)
+}
+
+for (case_name in names(exact_cases())) {
+  test_that(sprintf("g, c and dc equal plain-R greedy on points (%s)", case_name), {
+    case <- exact_cases()[[case_name]]
+    ref <- ref_greedy(ref_similarity(case$X, sigma = case$sigma), case$k)
+    for (mode in c("g", "c", "dc")) for (threads in 1:2) {
+      fit <- facility_greedy(case$X, case$k, mode = mode, threads = threads,
+                             sigma = case$sigma)
+      expect_matches_reference(fit, ref)
+      expect_identical(fit$mode, mode)
+    }
+  })
+
+  test_that(sprintf("g, c and dc equal plain-R greedy on a similarity matrix (%s)", case_name), {
+    case <- exact_cases()[[case_name]]
+    W <- ref_similarity(case$X, sigma = case$sigma)
+    ref <- ref_greedy(W, case$k)
+    for (mode in c("g", "c", "dc")) for (threads in 1:2) {
+      fit <- facility_greedy(similarity = W, k = case$k, mode = mode, threads = threads)
+      expect_matches_reference(fit, ref)
+    }
+  })
+}
+
+test_that("ties go to the lowest index", {
+  case <- exact_cases()$ties
+  fit <- facility_greedy(case$X, 4, mode = "dc", threads = 2, sigma = case$sigma)
+  # every point has a twin 16 rows later with an identical column of W
+  expect_true(all(fit$selected <= 16))
+})
+
+test_that("weights, candidates and initial facilities follow the reference", {
+  set.seed(7)
+  X <- matrix(rnorm(50 * 2), 50, 2)
+  Y <- matrix(rnorm(30 * 2), 30, 2)
+  w <- rexp(50)
+  W <- ref_similarity(X, Y, sigma = 0.8)
+  ref <- ref_greedy(W, 5, weights = w, initial = c(3L, 11L))
+  for (mode in c("g", "c", "dc")) for (threads in 1:2) {
+    fit <- facility_greedy(X, 5, mode = mode, threads = threads, sigma = 0.8,
+                           candidates = Y, weights = w, initial = c(3, 11))
+    expect_matches_reference(fit, ref)
+    expect_identical(fit$initial, c(3L, 11L))
+    expect_equal(fit$m, 30L)
+  }
+})
+
+test_that("the bound is a true upper bound, checked by brute force", {
+  set.seed(3)
+  X <- matrix(rnorm(14 * 2), 14, 2)
+  W <- ref_similarity(X, sigma = 0.7)
+  for (k in 1:3) {
+    opt <- ref_optimum(W, k)
+    for (mode in c("g", "c", "dc")) {
+      fit <- facility_greedy(X, k, mode = mode, sigma = 0.7, threads = 2)
+      expect_gte(fit$bound, opt - 1e-12)
+      expect_gte(opt, fit$objective - 1e-12)
+    }
+  }
+})
+
+test_that("k equal to the number of candidates selects them all", {
+  X <- matrix(c(0, 1, 2, 10, 11), ncol = 1)
+  fit <- facility_greedy(X, 5, mode = "c", sigma = 1, threads = 2)
+  expect_setequal(fit$selected, 1:5)
+  expect_equal(fit$objective, 5)
+  expect_equal(fit$bound, 5)
+})
+
+test_that("results are reproducible across calls and thread counts", {
+  case <- exact_cases()$wide
+  fits <- lapply(c(1, 2, 2), function(t)
+    facility_greedy(case$X, case$k, mode = "dc", threads = t, sigma = case$sigma))
+  expect_identical(fits[[1]]$selected, fits[[2]]$selected)
+  expect_identical(fits[[2]]$gains, fits[[3]]$gains)
+})
+
+test_that("evaluations count lazy work: CELF evaluates less than greedy", {
+  case <- exact_cases()$wide
+  g <- facility_greedy(case$X, case$k, mode = "g", threads = 1, sigma = case$sigma)
+  c1 <- facility_greedy(case$X, case$k, mode = "c", threads = 1, sigma = case$sigma)
+  n <- nrow(case$X)
+  expect_equal(g$evaluations, sum(n - seq_len(case$k) + 1))
+  expect_lt(c1$evaluations, g$evaluations)
+  expect_gte(c1$evaluations, n)
+})

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# R CMD build + R CMD check --as-cran on the tarball; fails on any ERROR or
+# WARNING, prints the NOTEs and a closing test count.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=check
+rm -rf "$out"
+mkdir -p "$out"
+# Offline machine: skip the CRAN-incoming look-ups and the clock check that
+# need the network.  The manual needs LaTeX, which we do not install.
+export _R_CHECK_CRAN_INCOMING_REMOTE_=false
+export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false
+(cd "$out" && R CMD build --no-manual .. 2>&1 | tail -n 3)
+tarball=$(ls "$out"/facloc_*.tar.gz)
+set +e
+(cd "$out" && R CMD check --as-cran --no-manual "$(basename "$tarball")")
+status=$?
+set -e
+log="$out/facloc.Rcheck/00check.log"
+rout="$out/facloc.Rcheck/tests/testthat.Rout"
+[ -f "$rout" ] || rout="$out/facloc.Rcheck/tests/testthat.Rout.fail"
+if [ -f "$rout" ]; then
+  counts=$(grep -E '\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]' "$rout" | tail -n 1)
+  if [ -n "$counts" ]; then
+    fail=$(sed -E 's/.*FAIL ([0-9]+).*/\1/' <<<"$counts")
+    skip=$(sed -E 's/.*SKIP ([0-9]+).*/\1/' <<<"$counts")
+    pass=$(sed -E 's/.*PASS ([0-9]+).*/\1/' <<<"$counts")
+  fi
+  [ "$status" -ne 0 ] && tail -n 40 "$rout"
+fi
+if grep -qE '^\* .*(WARNING|ERROR)$' "$log" || [ "$status" -ne 0 ]; then
+  echo "check: R CMD check reported an ERROR or WARNING"
+  grep -B1 -A12 -E '(WARNING|ERROR)$' "$log" || true
+  status=1
+fi
+grep -A8 -E 'NOTE$' "$log" || true
+echo "tests: ${pass:-0} passed, ${fail:-0} failed, ${skip:-0} skipped"
+exit "$status"
