@@ -34,5 +34,7 @@ if grep -qE '^\* .*(WARNING|ERROR)$' "$log" || [ "$status" -ne 0 ]; then
   status=1
 fi
 grep -A8 -E 'NOTE$' "$log" || true
+# The same tests on a build without OpenMP.
+bash tools/test-no-openmp.sh "$tarball" | tail -n 1 || status=1
 echo "tests: ${pass:-0} passed, ${fail:-0} failed, ${skip:-0} skipped"
 exit "$status"
