@@ -16,6 +16,7 @@ print.facility_greedy <- function(x, ...) {
 }
 
 certificate <- function(x) {
+  if (!is.finite(x$bound)) return(NA_real_)   # no bound (mode "stochastic")
   if (x$bound > 0) x$objective / x$bound else 1
 }
 

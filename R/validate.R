@@ -1,7 +1,12 @@
 # Argument checks shared by every exported function.  Each names the
 # argument it rejects (matrixStats style) and raises a facloc_error_argument.
 
+# missing(x) sees through the caller's promise: a required argument the user
+# left out gets a classed error naming it rather than R's plain error.
+abort_missing <- function(arg) abort_argument(arg, "is missing, with no default")
+
 check_count <- function(x, arg, min = 1, max = Inf) {
+  if (missing(x)) abort_missing(arg)
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
       x != round(x))
     abort_argument(arg, "must be a single whole number")
@@ -14,9 +19,22 @@ check_count <- function(x, arg, min = 1, max = Inf) {
 }
 
 check_positive <- function(x, arg) {
+  if (missing(x)) abort_missing(arg)
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) || x <= 0)
     abort_argument(arg, "must be a single positive finite number")
   as.double(x)
+}
+
+# The RBF width: exp(-d2 / (2 sigma^2)) needs 1 / (2 sigma^2) finite and
+# non-zero, or 0 * Inf and Inf * 0 turn similarities into NaN.
+check_sigma <- function(x, arg = "sigma") {
+  x <- check_positive(x, arg)
+  inv <- 1 / (2 * x^2)
+  if (!is.finite(inv) || inv <= 0)
+    abort_argument(arg, sprintf("must be between %.3g and %.3g (2 %s^2 must be a finite positive number), not %s",
+                                sqrt(0.5 / .Machine$double.xmax), sqrt(.Machine$double.xmax / 2),
+                                arg, format(x)))
+  x
 }
 
 check_fraction <- function(x, arg, lower_open = FALSE) {
@@ -73,6 +91,7 @@ check_weights <- function(x, n, arg) {
 
 # 1-based indices into 1..n, whole numbers, no duplicates.
 check_indices <- function(x, n, arg, allow_empty = FALSE) {
+  if (missing(x)) abort_missing(arg)
   if (!is.numeric(x) || (!allow_empty && length(x) < 1L))
     abort_argument(arg, "must be a non-empty vector of row indices")
   if (anyNA(x) || any(!is.finite(x)) || any(x != round(x)))

@@ -25,6 +25,7 @@ typedef enum {
   FL_MODE_HC,       /* hierarchical CELF, k-means cluster bounds */
   FL_MODE_HPC,      /* hc + coverage pruning + fused barriers */
   FL_MODE_NHPC,     /* nested G x M threads with group barriers */
+  FL_MODE_STOCHASTIC, /* stochastic greedy on sampled candidates */
   FL_MODE_COUNT
 } fl_mode;
 
@@ -46,6 +47,8 @@ typedef struct {
   const double *weight;   /* n client weights, NULL for all ones */
   const int *initial;     /* 0-based candidates already open, or NULL */
   int ninitial;
+  const double *cost;     /* m positive candidate costs, or NULL: no budget */
+  double budget;          /* total cost allowed for the new picks (with cost) */
 } fl_problem;
 
 /* Called on the main thread between rounds, outside parallel regions.
@@ -67,6 +70,7 @@ typedef struct {
   fl_interrupt_fn interrupted;
   fl_progress_fn progress;
   void *callback_ctx;
+  double epsilon;     /* stochastic greedy: (m/k) log(1/epsilon) samples a step */
 } fl_control;
 
 typedef struct {
@@ -78,7 +82,11 @@ typedef struct {
   double evaluations;   /* marginal-gain evaluations */
   double pairs;         /* client-candidate similarities evaluated */
   int rounds;
+  int budget_rule;      /* with a budget: FL_RULE_UNIT_COST or FL_RULE_COST_BENEFIT */
 } fl_result;
+
+/* Which lazy greedy won under a budget (Leskovec et al. 2007). */
+enum { FL_RULE_NONE = 0, FL_RULE_UNIT_COST = 1, FL_RULE_COST_BENEFIT = 2 };
 
 /* Solve; fills res.  Returns an FL_* status; on failure nothing leaks. */
 int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res);

@@ -4,7 +4,8 @@
 #include "fl_state.h"
 #include "fl_solvers.h"
 
-static const char *mode_names[FL_MODE_COUNT] = { "g", "c", "dc", "hc", "hpc", "nhpc" };
+static const char *mode_names[FL_MODE_COUNT] = { "g", "c", "dc", "hc", "hpc", "nhpc",
+                                                      "stochastic" };
 
 const char *fl_mode_name(fl_mode mode)
 {
@@ -21,11 +22,14 @@ int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res)
   res->nselected = 0;
   res->objective = res->bound = res->evaluations = res->pairs = 0.0;
   res->rounds = 0;
+  res->budget_rule = FL_RULE_NONE;
   if (c->k < 1 || c->threads < 1 || p->n < 1 || p->m < 1) return FL_ERR_ARG;
+  if (p->cost) return needs_matrix(c->mode) ? fl_solve_budget(p, c, res) : FL_ERR_ARG;
   switch (c->mode) {
   case FL_MODE_G: return fl_solve_g(p, c, res);
   case FL_MODE_C: return fl_solve_c(p, c, res);
   case FL_MODE_DC: return fl_solve_dc(p, c, res);
+  case FL_MODE_STOCHASTIC: return fl_solve_stochastic(p, c, res);
   default: return fl_solve_matrix_free(p, c, res);
   }
 }
@@ -56,5 +60,7 @@ double fl_solve_bytes(const fl_problem *p, const fl_control *c)
   double n = p->n, m = p->m;
   double base = 8.0 * n + m + 24.0 * m;     /* coverage, chosen, heap entries */
   if (needs_matrix(c->mode) && !p->sim && !p->sp_p) base += fl_matrix_bytes(p);
+  if (p->cost) base += fl_budget_bytes(p, c);
+  if (c->mode == FL_MODE_STOCHASTIC) base += fl_stochastic_bytes(p, c);
   return base + fl_solve_bytes_matrix_free(p, c);
 }

@@ -9,6 +9,18 @@ SEXP facloc_objective(SEXP problem, SEXP selected, SEXP threads);
 SEXP facloc_solve_bytes(SEXP problem, SEXP control);
 SEXP facloc_num_procs(void);
 SEXP facloc_has_openmp(void);
+SEXP facloc_occ(SEXP kind, SEXP x, SEXP control);
+SEXP facloc_occ_predict(SEXP kind, SEXP x, SEXP model, SEXP threads);
+SEXP facloc_occ_wpropose(SEXP env, SEXP lo, SEXP hi);
+SEXP facloc_occ_wapply(SEXP env, SEXP rows, SEXP z, SEXP extra, SEXP kfix);
+SEXP facloc_occ_wpartial(SEXP env);
+SEXP facloc_occ_wrelabel(SEXP env, SEXP map, SEXP oldk);
+SEXP facloc_occ_cvalidate(SEXP kind, SEXP props, SEXP model, SEXP lambda);
+SEXP facloc_occ_cupdate(SEXP kind, SEXP partial, SEXP K, SEXP d);
+SEXP facloc_knn_similarity(SEXP x, SEXP y, SEXP k, SEXP sigma, SEXP threads);
+SEXP facloc_knn_bytes(SEXP m, SEXP d, SEXP k, SEXP threads);
+SEXP facloc_nearest(SEXP x, SEXP y, SEXP sigma, SEXP threads);
+SEXP facloc_pass(SEXP x, SEXP sigma, SEXP threads);
 
 static const R_CallMethodDef call_methods[] = {
   {"facloc_solve", (DL_FUNC) &facloc_solve, 2},
@@ -16,6 +28,18 @@ static const R_CallMethodDef call_methods[] = {
   {"facloc_solve_bytes", (DL_FUNC) &facloc_solve_bytes, 2},
   {"facloc_num_procs", (DL_FUNC) &facloc_num_procs, 0},
   {"facloc_has_openmp", (DL_FUNC) &facloc_has_openmp, 0},
+  {"facloc_occ", (DL_FUNC) &facloc_occ, 3},
+  {"facloc_occ_predict", (DL_FUNC) &facloc_occ_predict, 4},
+  {"facloc_occ_wpropose", (DL_FUNC) &facloc_occ_wpropose, 3},
+  {"facloc_occ_wapply", (DL_FUNC) &facloc_occ_wapply, 5},
+  {"facloc_occ_wpartial", (DL_FUNC) &facloc_occ_wpartial, 1},
+  {"facloc_occ_wrelabel", (DL_FUNC) &facloc_occ_wrelabel, 3},
+  {"facloc_occ_cvalidate", (DL_FUNC) &facloc_occ_cvalidate, 4},
+  {"facloc_occ_cupdate", (DL_FUNC) &facloc_occ_cupdate, 4},
+  {"facloc_knn_similarity", (DL_FUNC) &facloc_knn_similarity, 5},
+  {"facloc_knn_bytes", (DL_FUNC) &facloc_knn_bytes, 4},
+  {"facloc_nearest", (DL_FUNC) &facloc_nearest, 4},
+  {"facloc_pass", (DL_FUNC) &facloc_pass, 3},
   {NULL, NULL, 0}
 };
 

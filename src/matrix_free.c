@@ -1,15 +1,462 @@
-/* Generations 4-6 (modes hc, hpc, nhpc).  Placeholder until the matrix-free
- * solvers land: reports an argument error so nothing silently runs. */
+/* Generations 4-6 (modes hc, hpc, nhpc): CELF without the n x m matrix.
+ *
+ * Candidates are split into blocks, one max-heap each.  Keys start as the
+ * cluster bounds of fl_clusters (no exhaustive first pass) and become gains
+ * once evaluated.  A round lets every heap yield its `batch` best fresh
+ * entries (evaluated against the round's coverage), merges them and commits
+ * the best `batch`; the post-selection pass then raises the coverage,
+ * measures each pick's true marginal gain, prunes and refreshes the cluster
+ * summaries.  ub[j] keeps a certified upper bound on each candidate's gain
+ * (evaluated part + bounds of what was skipped or pruned), which gives the
+ * `bound` of the result after a final lazy refinement of the k largest. */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
 #include "fl_solvers.h"
+#include "fl_mf.h"
+#include "fl_celf.h"
+#include "fl_omp.h"
 
-int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *res)
+/* Relative margin on computed gains when they serve as upper bounds. */
+#define FL_UB_SLACK 1e-12
+/* Exact evaluations allowed to tighten the final bound: 4 k + this. */
+#define FL_REFINE_EXTRA 64
+/* Candidates whose exact gains set the first round's skip threshold. */
+#define FL_REF_SAMPLE 16
+/* Clusters whose bound is below this fraction of the skip threshold are
+ * still visited when the final bound is tightened. */
+#define FL_REFINE_FRACTION 0.1
+
+static int is_matrix_free(fl_mode mode)
 {
-  (void) p; (void) c; (void) res;
-  return FL_ERR_ARG;
+  return mode == FL_MODE_HC || mode == FL_MODE_HPC || mode == FL_MODE_NHPC;
+}
+
+static int group_size(const fl_control *c)
+{
+  if (c->mode != FL_MODE_NHPC) return 1;
+  int M = c->group_size < c->threads ? c->group_size : c->threads;
+  return M < 1 ? 1 : M;
+}
+
+static int heap_count(const fl_control *c)
+{
+  int H = c->threads / group_size(c);
+  return H < 1 ? 1 : H;
+}
+
+static int batch_size(const fl_control *c)
+{
+  int b = c->batch < c->k ? c->batch : c->k;
+  return b < 1 ? 1 : b;
 }
 
 double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
 {
-  (void) p; (void) c;
-  return 0.0;
+  if (!is_matrix_free(c->mode)) return 0.0;
+  double H = heap_count(c), b = batch_size(c), K = fl_clusters_max_leaves(p, c);
+  double nchunks = (double) p->n / FL_CHUNK + K;
+  return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
+    + H * (12.0 * nchunks + 17.0 * K + 64.0 * b + 256.0)
+    + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
+    + c->threads * (9.0 * K + 8.0 * FL_MF_PAD);
+}
+
+static void mf_free(fl_mf *r)
+{
+  if (r->hs)
+    for (int h = 0; h < r->nheaps; h++) {
+      free(r->hs[h].list); free(r->hs[h].partial);
+      free(r->hs[h].hw); free(r->hs[h].d2); free(r->hs[h].eval);
+    }
+  free(r->heaps); free(r->hs); free(r->bar); free(r->entries);
+  free(r->fresh); free(r->nfresh); free(r->ub); free(r->chosen);
+  free(r->merged); free(r->from); free(r->pick); free(r->ypick);
+  free(r->skip); free(r->part); free(r->hwpick); free(r->d2pick); free(r->tcount);
+  fl_clusters_free(&r->cl);
+}
+
+static int mf_alloc(fl_mf *r)
+{
+  size_t H = (size_t) r->nheaps, b = (size_t) r->batch, K = (size_t) r->cl.K;
+  size_t m = (size_t) r->cl.m, nch = (size_t) (r->cl.nchunks > 0 ? r->cl.nchunks : 1);
+  size_t T = (size_t) r->c->threads;
+  r->heaps = malloc(H * sizeof(fl_heap));
+  r->hs = calloc(H, sizeof(fl_mf_heap));
+  r->bar = malloc(H * sizeof(fl_barrier));
+  r->entries = malloc(m * sizeof(fl_entry));
+  r->fresh = malloc(H * b * sizeof(fl_entry));
+  r->nfresh = calloc(H, sizeof(int));
+  r->ub = malloc(m * sizeof(double));
+  r->chosen = calloc(m, 1);
+  r->merged = malloc(H * b * sizeof(fl_entry));
+  r->from = malloc(H * b * sizeof(int));
+  r->pick = malloc(b * sizeof(int));
+  r->ypick = malloc(b * sizeof(double *));
+  r->skip = malloc(b * K);
+  r->part = malloc(nch * b * sizeof(double));
+  r->hwpick = malloc(b * K * sizeof(double));
+  r->d2pick = malloc(K * sizeof(double));
+  r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
+  if (!r->heaps || !r->hs || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
+      !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
+      !r->skip || !r->part || !r->hwpick || !r->d2pick || !r->tcount)
+    return FL_ERR_NOMEM;
+  for (size_t h = 0; h < H; h++) {
+    fl_mf_heap *s = &r->hs[h];
+    fl_barrier_init(&r->bar[h]);
+    s->list = malloc(nch * sizeof(int));
+    s->partial = malloc(nch * sizeof(double));
+    s->hw = malloc(K * sizeof(double));
+    s->d2 = malloc(K * sizeof(double));
+    s->eval = malloc(K);
+    if (!s->list || !s->partial || !s->hw || !s->d2 || !s->eval) return FL_ERR_NOMEM;
+  }
+  return FL_OK;
+}
+
+/* Every open candidate starts with the same valid key, sum_i w_i (1 - m_i):
+ * the cluster bounds are too loose in high dimension to spare any
+ * candidate its first evaluation, so they would only cost m K distances. */
+static void initial_keys(fl_mf *r, int nopen)
+{
+  const fl_clusters *cl = &r->cl;
+  double room = 0.0;
+  for (int i = 0; i < cl->n; i++) room += cl->ws[i] * (1.0 - cl->cover[i]);
+  room *= 1.0 + FL_UB_SLACK;
+  for (int t = 0; t < nopen; t++) {
+    r->entries[t].key = room;
+    r->entries[t].round = -1;
+    r->ub[r->entries[t].idx] = room;
+  }
+}
+
+/* Chunks of the clusters the plan visits, in chunk order. */
+static void plan_eval(fl_mf *r, fl_mf_heap *s, int j, int all)
+{
+  const fl_clusters *cl = &r->cl;
+  fl_clusters_reach(cl, cl->y + (size_t) j * cl->d, s->hw, s->d2);
+  s->left = fl_clusters_plan(cl, s->hw, s->d2, r->thresh, all, s->eval);
+  s->nlist = 0;
+  for (int k = 0; k < cl->K; k++)
+    if (s->eval[k])
+      for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++)
+        if (all || cl->chunk[ch].nact > 0) s->list[s->nlist++] = ch;
+}
+
+/* This lane's share (every M-th listed chunk) of candidate j's gain. */
+static void eval_share(fl_mf *r, fl_mf_heap *s, int j, int all, int lane, int M, int tid)
+{
+  const fl_clusters *cl = &r->cl;
+  const double *yc = cl->y + (size_t) j * cl->d;
+  double pairs = 0.0;
+  for (int t = lane; t < s->nlist; t += M) {
+    const fl_chunk *c = &cl->chunk[s->list[t]];
+    s->partial[s->list[t]] = fl_clusters_chunk_gain(cl, s->list[t], yc, all);
+    pairs += all ? c->hi - c->lo : c->nact;
+  }
+  r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
+}
+
+/* Partial gains added in chunk order: the same bits for any lane count. */
+static double eval_total(const fl_mf_heap *s)
+{
+  double g = 0.0;
+  for (int t = 0; t < s->nlist; t++) g += s->partial[s->list[t]];
+  return g;
+}
+
+/* Leader: move fresh tops to the fresh list; return the next stale
+ * candidate (popped into s->pending, its evaluation planned) or -1. */
+static int next_stale(fl_mf *r, int h)
+{
+  fl_heap *hp = &r->heaps[h];
+  fl_mf_heap *s = &r->hs[h];
+  while (r->nfresh[h] < r->batch && hp->size > 0) {
+    if (hp->a[0].round == r->round) {
+      r->fresh[(size_t) h * r->batch + r->nfresh[h]++] = fl_heap_pop(hp);
+      continue;
+    }
+    s->pending = fl_heap_pop(hp);
+    plan_eval(r, s, s->pending.idx, 0);
+    return s->pending.idx;
+  }
+  return -1;
+}
+
+static void finish_eval(fl_mf *r, int h, int tid)
+{
+  fl_mf_heap *s = &r->hs[h];
+  fl_entry e = s->pending;
+  double g = eval_total(s);
+  double ub = (g + s->left) * (1.0 + FL_UB_SLACK);
+  if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
+  e.key = g;
+  e.round = r->round;
+  fl_heap_push(&r->heaps[h], e);
+  r->tcount[(size_t) tid * FL_MF_PAD + 1] += 1.0;
+}
+
+void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter)
+{
+  fl_mf_heap *s = &r->hs[h];
+  int tid = fl_thread_id();
+  for (;;) {
+    int slot = *iter & 1;
+    if (lane == 0) s->cand[slot] = next_stale(r, h);
+    fl_barrier_wait(bar, M);   /* candidate and plan posted */
+    int j = s->cand[slot];
+    if (j < 0) break;
+    (*iter)++;
+    eval_share(r, s, j, 0, lane, M, tid);
+    fl_barrier_wait(bar, M);   /* partial gains written */
+    if (lane == 0) finish_eval(r, h, tid);
+  }
+}
+
+/* Upper bound on how much picks 0..npick-1 of the round (reaches
+ * r->hwpick) can lower the gain of a candidate with reaches hw: a client
+ * loses at most min(s_ic, s_ip) - m_i to pick p. */
+static double overlap_bound(const fl_mf *r, const double *hw)
+{
+  const fl_clusters *cl = &r->cl;
+  double loss = 0.0;
+  for (int q = 0; q < r->npick; q++) {
+    const double *hp = r->hwpick + (size_t) q * cl->K;
+    for (int k = 0; k < cl->K; k++) {
+      const fl_summary *s = &cl->ksum[k];
+      double reach = hw[k] < hp[k] ? hw[k] : hp[k];
+      if (reach > s->minact) loss += s->wact * (reach - s->minact);
+      if (reach > s->minpr) loss += s->wpr * (reach - s->minpr);
+    }
+  }
+  return loss;
+}
+
+/* Pool the heaps' fresh entries in greedy order (gain, lowest index). */
+static int pool_fresh(fl_mf *r)
+{
+  int nm = 0, b = r->batch;
+  for (int h = 0; h < r->nheaps; h++) {
+    for (int t = 0; t < r->nfresh[h]; t++) {
+      fl_entry e = r->fresh[(size_t) h * b + t];
+      int at = nm++;
+      /* insertion sort: at most nheaps x batch entries */
+      for (; at > 0 && fl_entry_before(e, r->merged[at - 1]); at--) {
+        r->merged[at] = r->merged[at - 1];
+        r->from[at] = r->from[at - 1];
+      }
+      r->merged[at] = e;
+      r->from[at] = h;
+    }
+    r->nfresh[h] = 0;
+  }
+  return nm;
+}
+
+/* Commit pooled entries in order while the gain each was evaluated with
+ * can have dropped by at most eps of it through the round's earlier picks
+ * (with eps = 0: not at all, so the order is exactly greedy's); the rest
+ * go back to their heaps, to be re-evaluated next round. */
+void fl_mf_merge(fl_mf *r)
+{
+  int nm = pool_fresh(r), K = r->cl.K;
+  int room = r->k - r->nselected, q = 0;
+  r->npick = 0;
+  for (; q < nm && r->npick < r->batch && r->npick < room; q++) {
+    int j = r->merged[q].idx;
+    double *hw = r->hwpick + (size_t) r->npick * K;
+    const double *yj = r->cl.y + (size_t) j * r->cl.d;
+    fl_clusters_reach(&r->cl, yj, hw, r->d2pick);
+    if (r->npick > 0 && overlap_bound(r, hw) > r->c->eps * r->merged[q].key) break;
+    r->pick[r->npick] = j;
+    r->ypick[r->npick++] = yj;
+    r->chosen[j] = 1;
+  }
+  for (; q < nm; q++) fl_heap_push(&r->heaps[r->from[q]], r->merged[q]);
+  fl_clusters_skip_table(&r->cl, r->hwpick, r->npick, r->skip);
+}
+
+void fl_mf_post(fl_mf *r, int cover, int summary)
+{
+  int tid = fl_thread_id();
+  double pairs = 0.0;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 4) nowait
+#endif
+  for (int ch = 0; ch < r->cl.nchunks; ch++)
+    pairs += fl_clusters_post_chunk(&r->cl, ch, r->ypick, r->npick, r->skip,
+                                    r->part + (size_t) ch * r->batch, cover, summary, tid);
+  r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
+}
+
+/* Record the round's picks with their true marginal gains (chunk order). */
+static double record_picks(fl_mf *r, fl_result *res)
+{
+  double last = 0.0;
+  for (int q = 0; q < r->npick; q++) {
+    double g = 0.0;
+    for (int ch = 0; ch < r->cl.nchunks; ch++) g += r->part[(size_t) ch * r->batch + q];
+    res->selected[res->nselected] = r->pick[q];
+    res->gains[res->nselected] = g;
+    res->nselected++;
+    last = g;
+  }
+  r->nselected = res->nselected;
+  return last;
+}
+
+/* Gain of candidate j against the current coverage over all clients of
+ * the clusters whose bound reaches thresh (all with a positive bound when
+ * thresh is 0: the exact gain).  *ub, when given, receives an upper bound
+ * on the true gain. */
+static double bounded_gain(fl_mf *r, int j, double thresh, double *ub)
+{
+  fl_mf_heap *s = &r->hs[0];
+  double keep = r->thresh;
+  r->thresh = thresh;
+  plan_eval(r, s, j, 1);
+  r->thresh = keep;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(r->c->threads) if (s->nlist >= 16)
+#endif
+  eval_share(r, s, j, 1, fl_thread_id(), fl_team_size(), fl_thread_id());
+  r->tcount[1] += 1.0;
+  double g = eval_total(s);
+  if (ub) *ub = (g + s->left) * (1.0 + FL_UB_SLACK);
+  return g;
+}
+
+/* Sum of the k largest upper bounds on the open candidates' gains, the
+ * largest ones replaced by exact gains (lazily, within a budget). */
+static double refined_topk(fl_mf *r)
+{
+  int nopen = 0;
+  for (int j = 0; j < r->cl.m; j++)
+    if (!r->chosen[j]) {
+      fl_entry e = { r->ub[j], j, 0 };
+      r->entries[nopen++] = e;
+    }
+  fl_heap hp;
+  fl_heap_build(&hp, r->entries, nopen);
+  int budget = 4 * r->k + FL_REFINE_EXTRA, counted = 0;
+  double sum = 0.0;
+  while (counted < r->k && hp.size > 0) {
+    fl_entry e = fl_heap_pop(&hp);
+    if (e.round == 1 || budget == 0) {
+      sum += e.key;
+      counted++;
+      continue;
+    }
+    budget--;
+    double ub;
+    bounded_gain(r, e.idx, FL_REFINE_FRACTION * r->thresh, &ub);
+    e.key = ub < e.key ? ub : e.key;
+    e.round = 1;
+    fl_heap_push(&hp, e);
+  }
+  return sum;
+}
+
+/* Open candidates in candidate order, keyed by their cluster bounds, in
+ * nheaps contiguous blocks.  Returns f(initial) + the k largest keys. */
+static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
+{
+  for (int t = 0; t < p->ninitial; t++) r->chosen[p->initial[t]] = 1;
+  int nopen = 0;
+  for (int j = 0; j < p->m; j++)
+    if (!r->chosen[j]) r->entries[nopen++].idx = j;
+  initial_keys(r, nopen);
+  *open = nopen;
+  for (int h = 0; h < r->nheaps; h++) {
+    int lo = (int) ((long long) nopen * h / r->nheaps);
+    int hi = (int) ((long long) nopen * (h + 1) / r->nheaps);
+    fl_heap_build(&r->heaps[h], r->entries + lo, hi - lo);
+  }
+  double *keys = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(double));
+  double top = 0.0;
+  if (keys) {
+    for (int t = 0; t < nopen; t++) keys[t] = r->entries[t].key;
+    top = fl_topk_sum(keys, nopen, r->k);
+    free(keys);
+  } else {
+    for (int t = 0; t < nopen; t++) top += r->entries[t].key;
+  }
+  return fl_clusters_objective(&r->cl) + top;
+}
+
+/* A lower bound on the first round's best gain, for its skip threshold:
+ * the largest of the gains of a few evenly spread open candidates. */
+static double first_reference(fl_mf *r, int nopen)
+{
+  if (r->c->eps <= 0 || nopen == 0) return 0.0;
+  int ns = nopen < FL_REF_SAMPLE ? nopen : FL_REF_SAMPLE;
+  double best = 0.0;
+  for (int t = 0; t < ns; t++) {
+    double g = bounded_gain(r, r->entries[(size_t) t * nopen / ns].idx, 0.0, NULL);
+    if (g > best) best = g;
+  }
+  return best;
+}
+
+static void run_round(fl_mf *r)
+{
+  switch (r->c->mode) {
+  case FL_MODE_HC: fl_round_hc(r); break;
+  case FL_MODE_HPC: fl_round_hpc(r); break;
+  default: fl_round_nhpc(r); break;
+  }
+}
+
+static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
+{
+  for (int round = 0; r->nselected < r->k; round++) {
+    if (fl_interrupted(c)) return FL_INTERRUPTED;
+    r->round = round;
+    run_round(r);
+    if (r->npick == 0) break;
+    fl_clusters_reduce(&r->cl);
+    double last = record_picks(r, res);
+    for (int q = res->nselected - r->npick; q < res->nselected; q++) f += res->gains[q];
+    /* skip clusters that cannot add eps of the gain the last pick made */
+    r->thresh = c->eps * last;
+    res->rounds = round + 1;
+    fl_progress(c, round + 1, res->nselected, f);
+  }
+  return FL_OK;
+}
+
+int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *res)
+{
+  if (!is_matrix_free(c->mode) || !p->x || !p->y || p->d < 1) return FL_ERR_ARG;
+  fl_mf r;
+  memset(&r, 0, sizeof r);
+  r.c = c;
+  r.k = c->k;
+  r.batch = batch_size(c);
+  r.nheaps = heap_count(c);
+  int status = fl_clusters_init(&r.cl, p, c, c->mode != FL_MODE_HC);
+  if (status != FL_OK) return status;
+  if (mf_alloc(&r) != FL_OK) {
+    mf_free(&r);
+    return FL_ERR_NOMEM;
+  }
+  int nopen;
+  double bound0 = setup_heaps(&r, p, &nopen);
+  r.thresh = c->eps * first_reference(&r, nopen);
+  status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
+  res->objective = fl_clusters_objective(&r.cl);
+  if (status == FL_OK) {
+    double bound = res->objective + refined_topk(&r);
+    res->bound = bound < bound0 ? bound : bound0;
+    if (res->bound < res->objective) res->bound = res->objective;
+  }
+  res->pairs = r.cl.pairs;
+  res->evaluations = 0.0;
+  for (int t = 0; t < c->threads; t++) {
+    res->pairs += r.tcount[(size_t) t * FL_MF_PAD];
+    res->evaluations += r.tcount[(size_t) t * FL_MF_PAD + 1];
+  }
+  mf_free(&r);
+  return status;
 }

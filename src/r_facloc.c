@@ -26,6 +26,8 @@ static fl_problem problem_from_list(SEXP problem)
   p.weight = fl_r_doubles(problem, "weight");
   p.initial = fl_r_ints(problem, "initial");
   p.ninitial = p.initial ? Rf_length(fl_r_get(problem, "initial")) : 0;
+  p.cost = fl_r_doubles(problem, "cost");
+  if (p.cost) p.budget = fl_r_double(problem, "budget");
   return p;
 }
 
@@ -41,6 +43,7 @@ static fl_control control_from_list(SEXP control)
   c.clusters = fl_r_int(control, "clusters");
   c.group_size = fl_r_int(control, "group_size");
   c.seed = (unsigned int) fl_r_double(control, "seed");
+  c.epsilon = fl_r_double(control, "epsilon");
   return c;
 }
 
@@ -67,8 +70,8 @@ SEXP facloc_solve(SEXP problem, SEXP control)
   for (int t = 0; t < res.nselected; t++) res.selected[t] += 1;
 
   const char *names[] = { "status", "selected", "gains", "objective", "bound",
-                          "evaluations", "pairs", "rounds" };
-  SEXP out = PROTECT(fl_r_list(8, names));
+                          "evaluations", "pairs", "rounds", "budget_rule" };
+  SEXP out = PROTECT(fl_r_list(9, names));
   SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
   SET_VECTOR_ELT(out, 1, Rf_lengthgets(selected, res.nselected));
   SET_VECTOR_ELT(out, 2, Rf_lengthgets(gains, res.nselected));
@@ -77,6 +80,7 @@ SEXP facloc_solve(SEXP problem, SEXP control)
   SET_VECTOR_ELT(out, 5, Rf_ScalarReal(res.evaluations));
   SET_VECTOR_ELT(out, 6, Rf_ScalarReal(res.pairs));
   SET_VECTOR_ELT(out, 7, Rf_ScalarInteger(res.rounds));
+  SET_VECTOR_ELT(out, 8, Rf_ScalarInteger(res.budget_rule));
   UNPROTECT(3);
   return out;
 }

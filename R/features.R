@@ -1,0 +1,71 @@
+# The optional features of facility_greedy(): which modes honour them, the
+# sparse similarity and the budget.
+
+# Modes that honour each feature that not every mode does.  Candidates,
+# weights and initial facilities are honoured by every mode.
+feature_modes <- list(
+  sparse = c("g", "c", "dc", "stochastic"),
+  budget = c("g", "c", "dc")
+)
+
+# A classed error for an argument the mode cannot honour, naming the modes
+# that can.
+abort_unsupported <- function(arg, mode, feature) {
+  modes <- feature_modes[[feature]]
+  facloc_abort(sprintf("`%s` is not supported by mode \"%s\"; use one of the modes %s",
+                       arg, mode, paste0("\"", modes, "\"", collapse = ", ")),
+               "facloc_error_unsupported", arg = arg, mode = mode, modes = modes)
+}
+
+check_features <- function(mode, problem, cost, budget) {
+  if (!is.null(problem$sp_p) && !(mode %in% feature_modes$sparse))
+    abort_unsupported("similarity", mode, "sparse")
+  budget_arg <- if (!is.null(budget)) "budget" else if (!is.null(cost)) "cost"
+  if (!is.null(budget_arg) && !(mode %in% feature_modes$budget))
+    abort_unsupported(budget_arg, mode, "budget")
+  invisible(TRUE)
+}
+
+# A sparse Matrix as a general double CSC matrix (no densifying): @p, @i
+# and @x go to C as they are.
+check_sparse_similarity <- function(similarity) {
+  if (!requireNamespace("Matrix", quietly = TRUE))
+    facloc_abort("a sparse `similarity` needs the Matrix package", "facloc_error_unsupported",
+                 arg = "similarity")
+  if (!methods::is(similarity, "dgCMatrix"))
+    similarity <- methods::as(methods::as(methods::as(similarity, "CsparseMatrix"),
+                                          "generalMatrix"), "dMatrix")
+  dims <- dim(similarity)
+  if (dims[1] < 1L || dims[2] < 1L)
+    abort_argument("similarity", "must not be empty")
+  x <- similarity@x
+  if (anyNA(x) || any(!is.finite(x)))
+    abort_argument("similarity", "must not contain NA, NaN or infinite values")
+  if (any(x < 0))
+    abort_argument("similarity", "must be non-negative")
+  similarity
+}
+
+# Positive finite costs, one per candidate.
+check_costs <- function(cost, m) {
+  if (!is.numeric(cost) || length(cost) != m)
+    abort_argument("cost", sprintf("must be a numeric vector with one cost per candidate (%d)", m))
+  if (anyNA(cost) || any(!is.finite(cost)) || any(cost <= 0))
+    abort_argument("cost", "must be finite and positive")
+  as.double(cost)
+}
+
+add_budget <- function(problem, cost, budget) {
+  if (is.null(cost) && is.null(budget)) return(problem)
+  if (is.null(budget)) abort_argument("budget", "must be given with `cost`")
+  problem$budget <- check_positive(budget, "budget")
+  problem$cost <- if (is.null(cost)) rep(1, problem$m) else check_costs(cost, problem$m)
+  problem
+}
+
+add_budget_result <- function(fit, problem, out) {
+  fit$budget <- problem$budget
+  fit$spent <- sum(problem$cost[fit$selected])
+  fit$rule <- c("unit-cost", "cost-benefit")[out$budget_rule]
+  fit
+}

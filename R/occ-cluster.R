@@ -1,0 +1,335 @@
+# OCC runs on the clusters of the parallel package.  The caller keeps the
+# model (centers or features) and validates; each worker keeps one block of
+# rows and its state in an environment of .occ_store under a per-run key,
+# and runs the package's C steps on it (src/r_occ.c).  Every step is the
+# threaded engine's code on the same rows in the same order, so a run with
+# P workers has the bits of the threaded run with P threads.
+
+.occ_store <- new.env(parent = emptyenv())
+.occ_runs <- new.env(parent = emptyenv())
+
+cluster_size <- function(cl) {
+  if (inherits(cl, "cluster")) {
+    if (length(cl) < 1L) abort_argument("cl", "must have at least one worker")
+    return(length(cl))
+  }
+  if (!is.numeric(cl))
+    abort_argument("cl", "must be a cluster from the parallel package or a number of local workers")
+  check_count(cl, "cl")
+}
+
+# The parallel package's node-level send and receive (the functions behind
+# clusterCall), so that a failure is attributed to its worker and the other
+# workers' replies are still collected.
+node_send <- function(node, fun, args) {
+  get("sendCall", envir = asNamespace("parallel"))(node, fun, args)
+}
+node_recv <- function(node) {
+  get("recvResult", envir = asNamespace("parallel"))(node)
+}
+
+# Runs on a worker: make the caller's library visible, then do one step.
+# Its environment is the global one, so it travels without the package.
+worker_stub <- function(libs, key, op, args) {
+  .libPaths(unique(c(libs, .libPaths())))
+  get("occ_worker", envir = asNamespace("facloc"))(key, op, args)
+}
+environment(worker_stub) <- globalenv()
+
+occ_worker <- function(key, op, args) {
+  tryCatch(occ_worker_step(key, op, args), error = function(e)
+    structure(list(message = conditionMessage(e)), class = "facloc_worker_error"))
+}
+
+occ_worker_step <- function(key, op, a) {
+  if (op == "init") {
+    st <- new.env(parent = emptyenv())
+    for (name in names(a)) assign(name, a[[name]], envir = st)
+    st$threads <- resolve_threads(a$threads)     # this worker's processors
+    m <- ncol(a$x)
+    st$model <- matrix(0, nrow(a$x), 0L)
+    if (a$kind == occ_kinds[["bpmeans"]]) {
+      st$zcap <- 16L
+      st$Z <- raw(16L * m)
+      st$Zp <- raw(16L * m)
+      st$chg <- raw(m)
+    } else {
+      st$z <- rep(-1L, m)
+      st$zprev <- rep(-1L, m)
+      st$cost <- numeric(m)
+    }
+    assign(key, st, envir = .occ_store)
+    return(list(pid = Sys.getpid(), host = Sys.info()[["nodename"]]))
+  }
+  if (op == "greedy") return(greedi_part(a))
+  st <- get0(key, envir = .occ_store, inherits = FALSE)
+  if (is.null(st)) stop("this worker holds no block for run ", key)
+  if (op == "cleanup") {
+    rm(list = key, envir = .occ_store)
+    return(TRUE)
+  }
+  if (!is.null(a$apply)) worker_apply(st, a$apply)
+  if (!is.null(a$new)) st$model <- cbind(st$model, a$new)
+  switch(op,
+    epoch = .Call(C_facloc_occ_wpropose, st, a$lo, a$hi),
+    partial = .Call(C_facloc_occ_wpartial, st),
+    relabel = {
+      st$model <- a$model
+      .Call(C_facloc_occ_wrelabel, st, a$map, a$oldk)
+    },
+    collect = if (is.null(st$Z)) list(z = st$z + 1L, cost = st$cost)
+              else matrix(as.integer(st$Z), st$zcap)[seq_len(a$k), , drop = FALSE])
+}
+
+# Validated outcomes of this worker's proposals; BP-means may first need
+# room for more features in Z.
+worker_apply <- function(st, ap) {
+  if (is.null(st$Z)) return(.Call(C_facloc_occ_wapply, st, ap$rows, ap$z, ap$sd, 0L))
+  need <- ap$kfix + ncol(ap$bits)
+  if (need > st$zcap) {
+    cap <- max(2L * st$zcap, need)
+    widen <- function(Z) as.vector(rbind(matrix(Z, st$zcap), matrix(raw(1), cap - st$zcap, ncol(st$x))))
+    st$Z <- widen(st$Z)
+    st$Zp <- widen(st$Zp)
+    st$zcap <- as.integer(cap)
+  }
+  .Call(C_facloc_occ_wapply, st, ap$rows, ap$bits, NULL, ap$kfix)
+}
+
+cluster_error <- function(run, p, message, dead) {
+  info <- run$info[[p]]
+  where <- if (is.list(info)) sprintf(" (host %s, pid %s)", info$host, info$pid) else ""
+  state <- if (!dead) "the cluster is still usable"
+           else if (run$own) "the workers facloc started have been stopped"
+           else "that worker is gone: the cluster `cl` is broken, stop it with parallel::stopCluster()"
+  facloc_abort(sprintf("worker %d%s failed: %s; %s", p, where, message, state),
+               "facloc_error_cluster", worker = p, worker_message = message,
+               broken = dead && !run$own)
+}
+
+# One round: args[[p]] to worker p, every reply collected in order.
+occ_round <- function(run, op, args) {
+  cl <- run$cl
+  failure <- NULL
+  for (p in seq_along(cl)) {
+    sent <- tryCatch({
+      node_send(cl[[p]], worker_stub, list(run$libs, run$key, op, args[[p]]))
+      TRUE
+    }, error = function(e) e)
+    if (!isTRUE(sent)) {               # a worker that died between rounds
+      run$dead[p] <- TRUE
+      failure <- list(p = p, message = conditionMessage(sent), dead = TRUE)
+      break
+    }
+    run$inflight[p] <- TRUE
+  }
+  replies <- vector("list", length(cl))
+  for (p in which(run$inflight)) {
+    r <- tryCatch(node_recv(cl[[p]]), error = function(e) e)
+    run$inflight[p] <- FALSE
+    if (inherits(r, "error")) {
+      run$dead[p] <- TRUE
+      r <- structure(list(message = conditionMessage(r), dead = TRUE), class = "facloc_worker_error")
+    } else if (inherits(r, "try-error")) {
+      r <- structure(list(message = as.character(r)), class = "facloc_worker_error")
+    }
+    if (inherits(r, "facloc_worker_error") && is.null(failure))
+      failure <- list(p = p, message = r$message, dead = isTRUE(r$dead))
+    replies[[p]] <- r
+  }
+  if (!is.null(failure)) cluster_error(run, failure$p, failure$message, failure$dead)
+  list(replies = replies,
+       sent = sum(vapply(args, function(a) as.double(length(serialize(a, NULL))), 0)),
+       received = sum(vapply(replies, function(r) as.double(length(serialize(r, NULL))), 0)))
+}
+
+# Drop the blocks from live workers, first reading any reply still owed.
+occ_cleanup <- function(run) {
+  cl <- run$cl
+  live <- which(!run$dead)
+  for (p in live[run$inflight[live]]) tryCatch(node_recv(cl[[p]]), error = function(e) run$dead[p] <- TRUE)
+  for (p in which(!run$dead))
+    tryCatch(node_send(cl[[p]], worker_stub, list(run$libs, run$key, "cleanup", list())),
+             error = function(e) run$dead[p] <- TRUE)
+  for (p in which(!run$dead)) tryCatch(node_recv(cl[[p]]), error = function(e) NULL)
+}
+
+# Stop every node that still answers and close its connection, so a dead
+# worker does not keep the others running.
+stop_own_cluster <- function(cl) {
+  for (p in seq_along(cl)) {
+    tryCatch(parallel::stopCluster(cl[p]), error = function(e) NULL)
+    con <- cl[[p]]$con
+    if (inherits(con, "connection")) try(close(con), silent = TRUE)
+  }
+}
+
+start_local_cluster <- function(workers) {
+  tryCatch(parallel::makePSOCKcluster(workers),
+           error = function(e) facloc_abort(sprintf("could not start %d local workers: %s",
+                                                    workers, conditionMessage(e)),
+                                            "facloc_error_cluster", worker = NA_integer_))
+}
+
+# The distributed OCC run of a validated setting `s` (see occ_settings()).
+occ_distributed <- function(kind, s, cl, u = NULL) {
+  run <- new.env(parent = emptyenv())
+  run$own <- !inherits(cl, "cluster")
+  if (run$own) {
+    cl <- start_local_cluster(s$workers)
+    on.exit(stop_own_cluster(cl), add = TRUE)
+  }
+  P <- length(cl)
+  if (P > s$n) abort_argument("cl", sprintf("has %d workers for %d rows", P, s$n))
+  run$cl <- cl
+  run$dead <- run$inflight <- logical(P)
+  run$libs <- dirname(getNamespaceInfo("facloc", "path"))
+  .occ_runs$count <- (if (is.null(.occ_runs$count)) 0 else .occ_runs$count) + 1
+  run$key <- sprintf("run%d_%d", Sys.getpid(), .occ_runs$count)
+  on.exit(occ_cleanup(run), add = TRUE, after = FALSE)
+
+  perm <- if (!is.null(s$seed) && kind != "ofl") with_seed(s$seed, sample.int(s$n))
+  X <- if (is.null(perm)) s$X else s$X[perm, , drop = FALSE]
+  lo <- floor(s$n * (seq_len(P) - 1) / P)
+  hi <- floor(s$n * seq_len(P) / P)
+  started <- proc.time()[["elapsed"]]
+  init <- lapply(seq_len(P), function(p) {
+    rows <- seq.int(lo[p] + 1, length.out = hi[p] - lo[p])
+    list(kind = occ_kinds[[kind]], x = t(X[rows, , drop = FALSE]), lambda = s$lambda,
+         threads = s$threads, u = if (!is.null(u)) u[rows])
+  })
+  setup <- occ_round(run, "init", init)
+  run$info <- setup$replies
+  ans <- occ_passes(kind, s, run, lo, hi, u)
+  collect <- occ_round(run, "collect", rep(list(list(k = ncol(ans$model))), P))
+  ans$seconds <- proc.time()[["elapsed"]] - started
+  ans$setup_bytes <- setup$sent
+  ans$collect_bytes <- collect$received
+  occ_cluster_result(kind, s, ans, collect$replies, perm)
+}
+
+# The epochs and end-of-pass steps; returns the model and the trace.
+occ_passes <- function(kind, s, run, lo, hi, u) {
+  P <- length(run$cl)
+  K <- function() ncol(model)
+  model <- matrix(0, s$d, 0L)
+  synced <- 0L
+  pending <- vector("list", P)
+  epochs <- ceiling(max(hi - lo) / s$batch)
+  trace <- list()
+  props <- list()
+  opened <- integer()
+  objectives <- numeric()
+  converged <- FALSE
+  message_for <- function(p, extra) {
+    c(list(new = if (K() > synced) model[, (synced + 1L):K(), drop = FALSE],
+           apply = pending[[p]]), extra)
+  }
+  for (pass in seq_len(s$max_iter)) {
+    for (t in seq_len(epochs) - 1L) {
+      t0 <- proc.time()[["elapsed"]]
+      args <- lapply(seq_len(P), function(p)
+        message_for(p, list(lo = as.integer(min(t * s$batch, hi[p] - lo[p])),
+                            hi = as.integer(min((t + 1) * s$batch, hi[p] - lo[p])),
+                            pass = pass)))
+      r <- occ_round(run, "epoch", args)
+      synced <- K()
+      pending <- vector("list", P)
+      v <- validate_round(kind, r$replies, lo, model, s$lambda, u)
+      if (!is.null(v)) {
+        model <- v$model
+        pending <- v$pending
+        opened <- c(opened, v$opened)
+        props[[length(props) + 1L]] <- data.frame(iteration = pass, point = v$rows)
+      }
+      trace[[length(trace) + 1L]] <- data.frame(
+        iteration = pass, proposed = v$proposed %||% 0L, accepted = v$accepted %||% 0L,
+        seconds = proc.time()[["elapsed"]] - t0, bytes_sent = r$sent,
+        bytes_received = r$received)
+    }
+    t0 <- proc.time()[["elapsed"]]
+    part <- occ_round(run, "partial", lapply(seq_len(P), function(p) message_for(p, list(pass = pass))))
+    synced <- K()
+    pending <- vector("list", P)
+    partial <- Reduce(`+`, lapply(part$replies, `[[`, "partial"))
+    changed <- sum(vapply(part$replies, `[[`, 0L, "changed"))
+    bytes <- c(part$sent, part$received)
+    if (kind == "ofl") {
+      objective <- partial + s$lambda^2 * K()
+      changed <- 0L
+    } else {
+      up <- .Call(C_facloc_occ_cupdate, occ_kinds[[kind]], partial, K(), s$d)
+      oldk <- K()
+      model <- up$model
+      rel <- occ_round(run, "relabel", rep(list(list(model = model, map = up$map, oldk = oldk)), P))
+      synced <- K()
+      objective <- Reduce(`+`, rel$replies) + s$lambda^2 * K()
+      bytes <- bytes + c(rel$sent, rel$received)
+    }
+    last <- length(trace)
+    trace[[last]]$seconds <- trace[[last]]$seconds + proc.time()[["elapsed"]] - t0
+    trace[[last]]$bytes_sent <- trace[[last]]$bytes_sent + bytes[1]
+    trace[[last]]$bytes_received <- trace[[last]]$bytes_received + bytes[2]
+    objectives <- c(objectives, objective)
+    if (changed == 0L) {
+      converged <- TRUE
+      break
+    }
+  }
+  list(model = model, trace = do.call(rbind, trace), objectives = objectives,
+       converged = converged, opened = opened,
+       proposals = if (length(props)) do.call(rbind, props)
+                   else data.frame(iteration = integer(), point = integer()))
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# Validate one epoch's proposals in worker order; split the outcomes back.
+validate_round <- function(kind, replies, lo, model, lambda, u) {
+  np <- vapply(replies, function(r) length(r$rows), 0L)
+  if (sum(np) == 0L) return(NULL)
+  worker <- rep(seq_along(replies), np)
+  rows <- unlist(lapply(replies, `[[`, "rows"))
+  global <- as.integer(lo[worker] + rows + 1)
+  props <- list(payload = do.call(cbind, lapply(replies, `[[`, "payload")),
+                z = unlist(lapply(replies, `[[`, "z")), sd = unlist(lapply(replies, `[[`, "sd")),
+                u = if (!is.null(u)) u[global])
+  v <- .Call(C_facloc_occ_cvalidate, occ_kinds[[kind]], props, model, lambda)
+  occ_check_status(v$status, "validation")
+  pending <- lapply(seq_along(replies), function(p) {
+    mine <- worker == p
+    if (!any(mine)) return(NULL)
+    list(rows = rows[mine], z = v$z[mine], sd = v$sd[mine], kfix = ncol(model),
+         bits = if (!is.null(v$bits)) v$bits[mine, , drop = FALSE])
+  })
+  list(model = v$model, pending = pending, rows = global,
+       opened = global[v$accepted == 1L], proposed = length(rows),
+       accepted = sum(v$accepted))
+}
+
+occ_cluster_result <- function(kind, s, ans, collected, perm) {
+  tr <- ans$trace
+  out <- list(trace = list(
+    iterations = length(ans$objectives), converged = ans$converged,
+    objective = ans$objectives, epoch_iteration = tr$iteration,
+    proposed = tr$proposed, accepted = tr$accepted, seconds = tr$seconds,
+    proposals = ans$proposals$point, proposal_pass = ans$proposals$iteration),
+    seconds = ans$seconds)
+  if (kind == "bpmeans") {
+    out$Z <- t(do.call(cbind, collected))
+    out$features <- t(ans$model)
+  } else {
+    out$cluster <- unlist(lapply(collected, `[[`, "z"))
+    out$centers <- t(ans$model)
+  }
+  if (kind == "ofl") {
+    out$facility <- ans$opened
+    out$cost <- unlist(lapply(collected, `[[`, "cost"))
+  }
+  fit <- occ_result(kind, out, s, perm)
+  fit$epochs$bytes_sent <- tr$bytes_sent
+  fit$epochs$bytes_received <- tr$bytes_received
+  fit$setup_bytes <- ans$setup_bytes
+  fit$collect_bytes <- ans$collect_bytes
+  fit
+}

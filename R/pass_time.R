@@ -1,0 +1,36 @@
+# facility_pass_time(): the speed reference of the matrix-free solvers.
+
+#' Time of one exhaustive pass over all similarities
+#'
+#' Times one pass that computes every candidate's initial gain
+#' \eqn{\sum_i s_{ij}} with the package's RBF kernel, visiting all
+#' \eqn{n^2} client-candidate pairs (the candidates are the clients). Any
+#' solver that does not prune pays at least this once; dividing a solver's
+#' `seconds` by it gives a speed figure that carries over between machines.
+#'
+#' @inheritParams facility_greedy
+#' @param repeats Number of timed passes; the fastest is returned.
+#' @return The elapsed seconds of the fastest pass, a number with
+#'   attributes `pairs` (\eqn{n^2}), `threads` (after capping) and `gains`
+#'   (the initial gains, for checking).
+#' @seealso [facility_greedy()], whose results report `pairs`, the number
+#'   of similarities a solve computed, to compare with \eqn{n^2}.
+#' @export
+#' @examples
+#' X <- matrix(rnorm(2000 * 8), ncol = 8)
+#' facility_pass_time(X, sigma = 2, threads = 1)
+facility_pass_time <- function(X, sigma = 20, threads = facloc_threads(), repeats = 1) {
+  X <- check_points(X, "X")
+  sigma <- check_positive(sigma, "sigma")
+  threads <- resolve_threads(threads)
+  repeats <- check_count(repeats, "repeats")
+  x <- t(X)
+  best <- Inf
+  for (r in seq_len(repeats)) {
+    started <- proc.time()[["elapsed"]]
+    out <- .Call(C_facloc_pass, x, sigma, threads)
+    best <- min(best, proc.time()[["elapsed"]] - started)
+    check_status(out$status, "facility_pass_time()")
+  }
+  structure(best, pairs = as.double(nrow(X))^2, threads = threads, gains = out$gains)
+}

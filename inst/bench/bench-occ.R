@@ -1,0 +1,91 @@
+# Issue 5 benchmark: serial and OCC DP-means at 1 and 2 threads on
+# dp_data(n, d = 16) with n = 1e5 and 1e6 (lambda = 5, see ?dp_data), OFL
+# and BP-means at n = 1e5; seconds, passes, proposals, rejections and the
+# objective, plus the rejections of every epoch against P x batch.
+#
+#   flock /tmp/facloc-bench.lock Rscript inst/bench/bench-occ.R        # full, ~10 min on 2 cores
+#   Rscript inst/bench/bench-occ.R --small /tmp/occ-small              # check at small n
+#
+# Set FACLOC_LIB to load facloc from a private library.  Results go to
+# inst/bench/results/occ*.csv (or the directory given).
+args <- commandArgs(trailingOnly = TRUE)
+small <- "--small" %in% args
+args <- setdiff(args, "--small")
+outdir <- if (length(args)) args[1] else file.path("inst", "bench", "results")
+dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
+here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
+lib <- Sys.getenv("FACLOC_LIB")
+if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc)
+source(file.path(here, "machine.R"))
+options(facloc.memory_limit = 16 * 2^30)
+
+sizes <- if (small) c(2000, 20000) else c(1e5, 1e6)
+reps <- if (small) 1L else 3L
+lambda <- 5
+
+run_config <- function(algorithm, X, method, threads, n, rep, serial_objective) {
+  f <- switch(algorithm, dpmeans = dpmeans, ofl = ofl, bpmeans = bpmeans)
+  extra <- if (algorithm == "ofl") list(seed = 1) else list(max_iter = 100)
+  run <- facloc:::measure_run(do.call(f, c(list(X, lambda = lambda, threads = threads,
+                                                method = method), extra)))
+  fit <- run$value
+  k <- if (algorithm == "bpmeans") nrow(fit$features) else nrow(fit$centers)
+  replay <- NA
+  if (method == "occ" && rep == 1L)
+    replay <- identical(facloc:::occ_replay(fit, X, threads = 1)$objectives, fit$objectives)
+  list(fit = fit, row = data.frame(
+    algorithm = algorithm, n = n, d = ncol(X), lambda = lambda, method = method,
+    threads = threads, workers = fit$workers, batch = fit$batch, rep = rep,
+    seconds = run$seconds, iterations = fit$iterations, K = k,
+    proposals = sum(fit$epochs$proposed), rejections = sum(fit$epochs$rejected),
+    epochs = nrow(fit$epochs), max_rejections_epoch = max(fit$epochs$rejected),
+    bound_P_batch = fit$workers * fit$batch, objective = fit$objective,
+    objective_rel_serial = fit$objective / serial_objective - 1,
+    replay_identical = replay, peak_mb = run$peak_bytes / 2^20))
+}
+
+rows <- list()
+epochs <- list()
+for (n in sizes) {
+  X <- dp_data(n, seed = 1)$X
+  algorithms <- if (n <= 1e5) c("dpmeans", "ofl", "bpmeans") else "dpmeans"
+  for (algorithm in algorithms) {
+    Xa <- if (algorithm == "bpmeans") bp_data(n, seed = 1)$X else X
+    serial_objective <- NA_real_
+    for (rep in seq_len(reps)) for (cfg in list(c("serial", 1), c("occ", 1), c("occ", 2))) {
+      r <- run_config(algorithm, Xa, cfg[1], as.integer(cfg[2]), n, rep, serial_objective)
+      if (cfg[1] == "serial") {
+        serial_objective <- r$fit$objective
+        r$row$objective_rel_serial <- 0
+      }
+      rows[[length(rows) + 1L]] <- r$row
+      message(paste(names(r$row), r$row, sep = "=", collapse = " "))
+      if (cfg[1] == "occ" && rep == 1L)
+        epochs[[length(epochs) + 1L]] <- data.frame(
+          algorithm = algorithm, n = n, threads = r$fit$threads, batch = r$fit$batch,
+          bound_P_batch = r$fit$workers * r$fit$batch, r$fit$epochs)
+    }
+  }
+}
+rows <- do.call(rbind, rows)
+# speedup of each configuration against the median serial time
+med <- aggregate(seconds ~ algorithm + n + method + threads, rows, stats::median)
+base <- med[med$method == "serial", c("algorithm", "n", "seconds")]
+names(base)[3] <- "serial_seconds"
+med <- merge(med, base)
+med$speedup <- med$serial_seconds / med$seconds
+
+meta <- c(describe_machine(),
+          note = paste("timings taken on a shared 2-core machine while other developers",
+                       "compiled and tested: noisy; medians of", reps, "runs in occ-summary.csv"))
+header <- paste0("# ", names(meta), ": ", meta)
+write_csv <- function(x, name) {
+  path <- file.path(outdir, name)
+  writeLines(header, path)
+  suppressWarnings(utils::write.table(x, path, sep = ",", row.names = FALSE, append = TRUE))
+  message("wrote ", path)
+}
+write_csv(rows, "occ.csv")
+write_csv(med, "occ-summary.csv")
+write_csv(do.call(rbind, epochs), "occ-epochs.csv")
+print(med)

@@ -1,0 +1,501 @@
+/*
+ * Standalone driver for the facloc C core: no R involved, so the solvers can
+ * be timed, profiled and run under sanitizers and valgrind on their own.
+ *
+ *   facloc-bench [--mode M|all] [--threads T] [--n N] [--d D] [--k K]
+ *                [--sigma S] [--clusters C] [--spread S] [--seed SEED]
+ *                [--no-header]
+ *     Generates clustered points (C centres uniform in [0, 100]^d, points
+ *     normal around them with sd `spread`) from a fixed seed and prints one
+ *     CSV row per mode:
+ *     mode,threads,n,d,k,seconds,evaluations,pairs,objective,bound
+ *
+ *   facloc-bench --fuzz ITER [--seed SEED]
+ *     Runs ITER random small problems through every mode and checks the
+ *     invariants listed at fuzz_one(); also injects allocation failures and
+ *     interrupts.  Prints a summary; exit status 1 on any violation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+#include "facloc.h"
+#include "fl_state.h"
+
+/* ---- random numbers: splitmix64, identical on every platform ---- */
+
+static unsigned long long rng_state;
+
+static unsigned long long rng_next(void)
+{
+  unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+static double rng_unif(void)
+{
+  return (double) (rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int rng_int(int lo, int hi)   /* inclusive */
+{
+  return lo + (int) (rng_next() % (unsigned long long) (hi - lo + 1));
+}
+
+static double rng_norm(void)
+{
+  double u = rng_unif(), v = rng_unif();
+  if (u < 1e-300) u = 1e-300;
+  return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* n x d row-major points around `clusters` centres. */
+static double *clustered_points(int n, int d, int clusters, double spread)
+{
+  double *centre = malloc(sizeof(double) * (size_t) clusters * d);
+  double *x = malloc(sizeof(double) * (size_t) n * d);
+  if (!centre || !x) { free(centre); free(x); return NULL; }
+  for (size_t t = 0; t < (size_t) clusters * d; t++) centre[t] = 100.0 * rng_unif();
+  for (int i = 0; i < n; i++) {
+    const double *c = centre + (size_t) rng_int(0, clusters - 1) * d;
+    for (int t = 0; t < d; t++) x[(size_t) i * d + t] = c[t] + spread * rng_norm();
+  }
+  free(centre);
+  return x;
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int parse_mode(const char *name)
+{
+  for (int m = 0; m < FL_MODE_COUNT; m++)
+    if (strcmp(name, fl_mode_name((fl_mode) m)) == 0) return m;
+  return -1;
+}
+
+/* Control with the solvers' default relaxation (as facility_control()). */
+static fl_control default_control(int mode, int k, int threads)
+{
+  fl_control c;
+  memset(&c, 0, sizeof c);
+  c.mode = (fl_mode) mode;
+  c.k = k;
+  c.threads = threads;
+  c.batch = k / 20 > 1 ? k / 20 : 1;
+  c.eps = 0.01;
+  c.tau = 0.9;
+  c.clusters = 32;
+  c.group_size = 4;
+  c.seed = 1;
+  c.epsilon = 0.1;
+  return c;
+}
+
+/* Settings under which every relaxed mode must reproduce exact greedy. */
+static void make_exact(fl_control *c)
+{
+  c->batch = 1;
+  c->eps = 0.0;
+  c->tau = 1.0;
+  c->epsilon = 0.0;
+}
+
+static int is_exact(const fl_control *c)
+{
+  return c->mode <= FL_MODE_DC ||
+    (c->batch == 1 && c->eps == 0.0 && c->tau == 1.0 && c->epsilon == 0.0);
+}
+
+/* ---- benchmark ---- */
+
+static int bench(int mode_arg, int threads, int n, int d, int k, double sigma,
+                 int clusters, double spread, int header)
+{
+  double *x = clustered_points(n, d, clusters, spread);
+  int *sel = malloc(sizeof(int) * (size_t) k);
+  double *gain = malloc(sizeof(double) * (size_t) k);
+  if (!x || !sel || !gain) {
+    fprintf(stderr, "facloc-bench: out of memory generating the data\n");
+    free(x); free(sel); free(gain);
+    return 2;
+  }
+  fl_problem p;
+  memset(&p, 0, sizeof p);
+  p.n = p.m = n;
+  p.d = d;
+  p.x = p.y = x;
+  p.inv2s2 = 1.0 / (2.0 * sigma * sigma);
+  if (header) printf("mode,threads,n,d,k,seconds,evaluations,pairs,objective,bound\n");
+  int rc = 0;
+  for (int mode = 0; mode < FL_MODE_COUNT; mode++) {
+    if (mode_arg >= 0 && mode != mode_arg) continue;
+    fl_control c = default_control(mode, k, threads);
+    fl_result r;
+    memset(&r, 0, sizeof r);
+    r.selected = sel;
+    r.gains = gain;
+    double t0 = now();
+    int status = fl_solve(&p, &c, &r);
+    double seconds = now() - t0;
+    if (status != FL_OK) {
+      fprintf(stderr, "facloc-bench: mode %s returned status %d\n",
+              fl_mode_name((fl_mode) mode), status);
+      /* with --mode all, a mode not built yet (FL_ERR_ARG) is only reported */
+      if (mode_arg >= 0 || status != FL_ERR_ARG) rc = 1;
+      continue;
+    }
+    printf("%s,%d,%d,%d,%d,%.6f,%.0f,%.0f,%.10g,%.10g\n", fl_mode_name((fl_mode) mode),
+           threads, n, d, k, seconds, r.evaluations, r.pairs, r.objective, r.bound);
+    fflush(stdout);
+  }
+  free(x); free(sel); free(gain);
+  return rc;
+}
+
+/* ---- fuzz: allocation failures and interrupts are injected ---- */
+
+/* Allocation failure injection: the core's object files are linked with
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc (see Makefile), so their
+ * calls land here.  alloc_countdown > 0 fails the countdown-th allocation. */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *ptr, size_t size);
+static long alloc_countdown;   /* 0: never fail */
+static long alloc_calls;
+
+static int alloc_should_fail(void)
+{
+  long calls = __atomic_add_fetch(&alloc_calls, 1, __ATOMIC_RELAXED);
+  return alloc_countdown > 0 && calls == alloc_countdown;
+}
+
+void *__wrap_malloc(size_t size)
+{
+  return alloc_should_fail() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+  return alloc_should_fail() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *ptr, size_t size)
+{
+  return alloc_should_fail() ? NULL : __real_realloc(ptr, size);
+}
+
+/* Interrupt after a given number of checks (0: never). */
+static int interrupt_after;
+static int interrupt_checks;
+
+static int fake_interrupt(void *ctx)
+{
+  (void) ctx;
+  return interrupt_after > 0 && ++interrupt_checks >= interrupt_after;
+}
+
+typedef struct {
+  long cases, solves, skipped, failures, nomem, interrupts;
+} fuzz_stats;
+
+static fuzz_stats stats;
+
+#define FAIL(...) do { \
+    fprintf(stderr, "fuzz case %ld: ", stats.cases); \
+    fprintf(stderr, __VA_ARGS__); \
+    fputc('\n', stderr); \
+    stats.failures++; \
+  } while (0)
+
+typedef struct {
+  int sel[64];
+  double gains[64];
+  fl_result r;
+  int status;
+} run_out;
+
+static void run(const fl_problem *p, const fl_control *c, run_out *o)
+{
+  memset(&o->r, 0, sizeof o->r);
+  o->r.selected = o->sel;
+  o->r.gains = o->gains;
+  o->status = fl_solve(p, c, &o->r);
+  stats.solves++;
+}
+
+static int same_selection(const run_out *a, const run_out *b)
+{
+  if (a->r.nselected != b->r.nselected) return 0;
+  for (int t = 0; t < a->r.nselected; t++)
+    if (a->sel[t] != b->sel[t]) return 0;
+  return 1;
+}
+
+static int close_to(double a, double b)
+{
+  return fabs(a - b) <= 1e-9 * (1.0 + fabs(a) + fabs(b));
+}
+
+/* Invariants of any successful run: distinct in-range picks that are not
+ * initially open, objective = f(initial + picks) = f(initial) + sum gains,
+ * and bound >= objective. */
+static void check_result(const fl_problem *p, const fl_control *c, const run_out *o,
+                         const char *what)
+{
+  const fl_result *r = &o->r;
+  int expect = c->k < p->m - p->ninitial ? c->k : p->m - p->ninitial;
+  if (r->nselected != expect)
+    FAIL("%s: %d selected, expected %d", what, r->nselected, expect);
+  int all[128];
+  int nall = 0;
+  for (int t = 0; t < p->ninitial; t++) all[nall++] = p->initial[t];
+  for (int t = 0; t < r->nselected; t++) {
+    if (o->sel[t] < 0 || o->sel[t] >= p->m) { FAIL("%s: index %d out of range", what, o->sel[t]); return; }
+    for (int u = 0; u < nall; u++)
+      if (all[u] == o->sel[t]) FAIL("%s: candidate %d picked twice or initially open", what, o->sel[t]);
+    all[nall++] = o->sel[t];
+  }
+  fl_problem q = *p;
+  q.initial = NULL;
+  q.ninitial = 0;
+  double f_all = 0.0, f_init = 0.0;
+  if (fl_objective(&q, all, nall, 1, &f_all) != FL_OK ||
+      fl_objective(&q, all, p->ninitial, 1, &f_init) != FL_OK) {
+    FAIL("%s: fl_objective failed", what);
+    return;
+  }
+  double sum = f_init;
+  for (int t = 0; t < r->nselected; t++) sum += o->gains[t];
+  if (!close_to(r->objective, f_all))
+    FAIL("%s: objective %.17g but f(S) = %.17g", what, r->objective, f_all);
+  if (!close_to(sum, f_all))
+    FAIL("%s: f(initial) + gains = %.17g but f(S) = %.17g", what, sum, f_all);
+  if (!(r->bound >= r->objective))
+    FAIL("%s: bound %.17g below objective %.17g", what, r->bound, r->objective);
+  if (!(r->evaluations >= 0) || !(r->pairs >= 0))
+    FAIL("%s: negative counters", what);
+}
+
+/* A random instance: points (n x d), or the same as a dense matrix. */
+typedef struct {
+  fl_problem p;
+  double *x, *y, *sim, *weight;
+  int initial[8];
+} instance;
+
+static void instance_free(instance *in)
+{
+  free(in->x); free(in->y); free(in->sim); free(in->weight);
+}
+
+static int random_instance(instance *in)
+{
+  memset(in, 0, sizeof *in);
+  fl_problem *p = &in->p;
+  p->n = rng_int(1, 40);
+  p->d = rng_int(1, 5);
+  int own_candidates = rng_unif() < 0.3;
+  p->m = own_candidates ? rng_int(1, 30) : p->n;
+  int clusters = rng_int(1, 4);
+  double spread = rng_unif() < 0.1 ? 0.0 : rng_unif() * 5.0;  /* 0: all identical per cluster */
+  in->x = clustered_points(p->n, p->d, clusters, spread);
+  if (own_candidates) in->y = clustered_points(p->m, p->d, clusters, spread);
+  /* duplicate some points exactly: ties must go to the lowest index */
+  for (int t = 0; in->x && t < p->n / 4; t++) {
+    int a = rng_int(0, p->n - 1), b = rng_int(0, p->n - 1);
+    memcpy(in->x + (size_t) a * p->d, in->x + (size_t) b * p->d, sizeof(double) * p->d);
+  }
+  p->x = in->x;
+  p->y = own_candidates ? in->y : in->x;
+  double sigma = exp(rng_unif() * 8.0 - 4.0);
+  p->inv2s2 = 1.0 / (2.0 * sigma * sigma);
+  if (rng_unif() < 0.3) {
+    in->weight = malloc(sizeof(double) * p->n);
+    for (int i = 0; in->weight && i < p->n; i++)
+      in->weight[i] = rng_unif() < 0.2 ? 0.0 : rng_unif() * 3.0;
+    p->weight = in->weight;
+  }
+  if (p->m > 2 && rng_unif() < 0.3) {
+    p->ninitial = rng_int(1, p->m / 2 < 8 ? p->m / 2 : 8);
+    for (int t = 0; t < p->ninitial; t++) {
+      int j, dup;
+      do {
+        j = rng_int(0, p->m - 1);
+        dup = 0;
+        for (int u = 0; u < t; u++) dup |= in->initial[u] == j;
+      } while (dup);
+      in->initial[t] = j;
+    }
+    p->initial = in->initial;
+  }
+  return in->x && (!own_candidates || in->y) && (!p->weight || in->weight);
+}
+
+/* Dense copy of the instance's similarity (for the similarity= input),
+ * built by the core itself so that both views hold the same bits. */
+static int dense_view(const instance *in, instance *out)
+{
+  *out = *in;
+  out->x = out->y = out->weight = NULL;
+  fl_problem points = in->p;
+  points.initial = NULL;
+  points.ninitial = 0;
+  fl_state s;
+  if (fl_state_init(&s, &points, 1, 1) != FL_OK) return 0;
+  out->sim = s.W;       /* taken over from the state */
+  s.W = NULL;
+  fl_state_free(&s);
+  out->p.x = out->p.y = NULL;
+  out->p.d = 0;
+  out->p.sim = out->sim;
+  out->p.initial = out->initial;
+  return 1;
+}
+
+/* Invariants checked on one random instance:
+ *  1. every mode, threads 1..3: check_result();
+ *  2. exact modes g, c, dc select exactly the same candidates for every
+ *     thread count, from points and from the dense matrix;
+ *  3. matrix-free modes with batch 1, eps 0, tau 1 select what g selects;
+ *  4. relaxed runs are deterministic for a fixed thread count, and their
+ *     objective is at most g's bound;
+ *  5. an allocation failure anywhere returns FL_ERR_NOMEM (or succeeds when
+ *     the allocation was optional), never crashes or leaks;
+ *  6. an interrupt returns FL_INTERRUPTED with a consistent partial result. */
+static void fuzz_one(void)
+{
+  instance in, dense;
+  stats.cases++;
+  if (!random_instance(&in)) { FAIL("out of memory"); instance_free(&in); return; }
+  int free_m = in.p.m - in.p.ninitial;
+  int k = rng_int(1, free_m < 20 ? free_m : 20);
+  run_out ref, o, o2;
+  fl_control c = default_control(FL_MODE_G, k, 1);
+  run(&in.p, &c, &ref);
+  if (ref.status != FL_OK) { FAIL("g status %d", ref.status); instance_free(&in); return; }
+  check_result(&in.p, &c, &ref, "g/1");
+  int have_dense = dense_view(&in, &dense);
+  for (int mode = 0; mode < FL_MODE_COUNT; mode++) {
+    int exact = mode <= FL_MODE_DC;
+    for (int threads = 1; threads <= 3; threads++) {
+      char what[64];
+      c = default_control(mode, k, threads);
+      if (!exact && rng_unif() < 0.5) make_exact(&c);
+      int exact_run = is_exact(&c);
+      c.clusters = rng_int(1, 8);
+      c.group_size = rng_int(1, 3);
+      snprintf(what, sizeof what, "%s/%d%s", fl_mode_name((fl_mode) mode), threads,
+               exact_run ? "" : " relaxed");
+      run(&in.p, &c, &o);
+      if (!exact && o.status == FL_ERR_ARG) { stats.skipped++; continue; }  /* not built yet */
+      if (o.status != FL_OK) { FAIL("%s: status %d", what, o.status); continue; }
+      check_result(&in.p, &c, &o, what);
+      if (exact_run && !same_selection(&o, &ref)) FAIL("%s: selection differs from g", what);
+      if (!(o.r.objective <= ref.r.bound * (1 + 1e-12)))
+        FAIL("%s: objective %.17g above g's bound %.17g", what, o.r.objective, ref.r.bound);
+      run(&in.p, &c, &o2);
+      if (o2.status != FL_OK || !same_selection(&o, &o2) || o.r.objective != o2.r.objective)
+        FAIL("%s: not deterministic", what);
+      if (exact && have_dense) {
+        run(&dense.p, &c, &o2);
+        if (o2.status != FL_OK || !same_selection(&o2, &ref))
+          FAIL("%s: dense input selects differently", what);
+      }
+      /* 5: fail each allocation of this run in turn (first 40) */
+      for (long fail = 1; fail <= 40; fail++) {
+        alloc_calls = 0;
+        alloc_countdown = fail;
+        run(&in.p, &c, &o2);
+        alloc_countdown = 0;
+        if (alloc_calls < fail) break;      /* fewer allocations than that */
+        if (o2.status == FL_ERR_NOMEM) stats.nomem++;
+        else if (o2.status != FL_OK) FAIL("%s: status %d after failed allocation %ld", what, o2.status, fail);
+        else {
+          check_result(&in.p, &c, &o2, what);
+          if (exact_run && !same_selection(&o2, &ref))
+            FAIL("%s: wrong answer after failed allocation %ld", what, fail);
+        }
+      }
+      /* 6: interrupt at the j-th check */
+      c.interrupted = fake_interrupt;
+      interrupt_after = rng_int(1, k + 1);
+      interrupt_checks = 0;
+      run(&in.p, &c, &o2);
+      /* the exact modes check once per pick; relaxed ones per round */
+      int expect = interrupt_after <= k;
+      if (o2.status == FL_INTERRUPTED) {
+        stats.interrupts++;
+        if (!expect) FAIL("%s: interrupted without a request", what);
+        if (o2.r.nselected > k) FAIL("%s: %d selected after interrupt", what, o2.r.nselected);
+      } else if (o2.status != FL_OK || (expect && exact)) {
+        FAIL("%s: status %d, expected an interrupt", what, o2.status);
+      } else {
+        check_result(&in.p, &c, &o2, what);
+      }
+      interrupt_after = 0;
+    }
+  }
+  if (have_dense) free(dense.sim);
+  instance_free(&in);
+}
+
+static int fuzz(long iterations)
+{
+  for (long it = 0; it < iterations; it++) fuzz_one();
+  printf("fuzz: %ld cases, %ld solves, %ld skipped (mode not built), %ld injected "
+         "allocation failures, %ld interrupts, %ld failures\n", stats.cases, stats.solves,
+         stats.skipped, stats.nomem, stats.interrupts, stats.failures);
+  return stats.failures > 0;
+}
+
+static void usage(void)
+{
+  fprintf(stderr,
+          "usage: facloc-bench [--mode g|c|dc|hc|hpc|nhpc|all] [--threads T] [--n N]\n"
+          "                    [--d D] [--k K] [--sigma S] [--clusters C] [--spread S]\n"
+          "                    [--seed SEED] [--no-header]\n"
+          "       facloc-bench --fuzz ITER [--seed SEED]\n");
+}
+
+int main(int argc, char **argv)
+{
+  int mode = -1, threads = 1, n = 4000, d = 32, k = 100, clusters = 50, header = 1;
+  double sigma = 20.0, spread = 3.0;
+  long fuzz_iter = 0;
+  unsigned long long seed = 1;
+  for (int a = 1; a < argc; a++) {
+    const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+    if (strcmp(arg, "--no-header") == 0) { header = 0; continue; }
+    if (!val) { usage(); return 2; }
+    a++;
+    if (strcmp(arg, "--mode") == 0) {
+      mode = strcmp(val, "all") == 0 ? -1 : parse_mode(val);
+      if (mode < 0 && strcmp(val, "all") != 0) { usage(); return 2; }
+    }
+    else if (strcmp(arg, "--threads") == 0) threads = atoi(val);
+    else if (strcmp(arg, "--n") == 0) n = atoi(val);
+    else if (strcmp(arg, "--d") == 0) d = atoi(val);
+    else if (strcmp(arg, "--k") == 0) k = atoi(val);
+    else if (strcmp(arg, "--sigma") == 0) sigma = atof(val);
+    else if (strcmp(arg, "--clusters") == 0) clusters = atoi(val);
+    else if (strcmp(arg, "--spread") == 0) spread = atof(val);
+    else if (strcmp(arg, "--seed") == 0) seed = strtoull(val, NULL, 10);
+    else if (strcmp(arg, "--fuzz") == 0) fuzz_iter = atol(val);
+    else { usage(); return 2; }
+  }
+  rng_state = seed;
+  if (fuzz_iter > 0) return fuzz(fuzz_iter);
+  if (threads < 1 || n < 1 || d < 1 || k < 1 || k > n || clusters < 1 || !(sigma > 0)) {
+    usage();
+    return 2;
+  }
+  return bench(mode, threads, n, d, k, sigma, clusters, spread, header);
+}

@@ -1,0 +1,28 @@
+/* Generation 5 (mode hpc): hc plus progressive coverage pruning (clients
+ * covered above tau leave the evaluations; their slack stays in the
+ * bounds) and barrier fusion: the heap refresh, the merge and one fused
+ * post-selection pass (coverage, pruning, summaries) share one parallel
+ * region per round, three barriers in all. */
+#include "fl_mf.h"
+#include "fl_omp.h"
+
+void fl_round_hpc(fl_mf *r)
+{
+#ifdef _OPENMP
+#pragma omp parallel num_threads(r->c->threads)
+#endif
+  {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (int h = 0; h < r->nheaps; h++) {
+      int iter = 0;
+      fl_mf_refresh(r, h, 0, 1, NULL, &iter);
+    }
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    fl_mf_merge(r);
+    fl_mf_post(r, 1, 1);
+  }
+}

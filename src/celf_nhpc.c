@@ -1,0 +1,35 @@
+/* Generation 6 (mode nhpc): hpc with nested parallelism.  The team is cut
+ * into G groups of M threads; each group owns heaps (one per group when the
+ * runtime grants the threads asked for, more in turn otherwise) and its M
+ * threads split the chunks of every gain evaluation.  Lane 0 drives the
+ * CELF chain; the group meets at its own sense-reversing barrier twice per
+ * evaluation (candidate posted; partial gains written) instead of at
+ * team-wide barriers. */
+#include "fl_mf.h"
+#include "fl_omp.h"
+
+void fl_round_nhpc(fl_mf *r)
+{
+  int want = r->c->group_size;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(r->c->threads)
+#endif
+  {
+    /* The team may be smaller than asked: size the groups from it. */
+    int nt = fl_team_size(), tid = fl_thread_id();
+    int M = want < nt ? want : nt;
+    if (M < 1) M = 1;
+    int G = nt / M, g = tid / M;
+    if (g < G) {
+      int iter = 0;
+      for (int h = g; h < r->nheaps; h += G)
+        fl_mf_refresh(r, h, tid % M, M, &r->bar[g], &iter);
+    }
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single
+#endif
+    fl_mf_merge(r);
+    fl_mf_post(r, 1, 1);
+  }
+}

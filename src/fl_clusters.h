@@ -1,0 +1,98 @@
+/* Matrix-free client layout for modes hc, hpc and nhpc: the clients sorted
+ * by k-means cluster, cut into chunks of at most FL_CHUNK clients, with the
+ * coverage, per-chunk and per-cluster summaries, and the per-cluster upper
+ * bounds on a candidate's gain that let whole clusters be skipped.
+ *
+ * The bounds use the leaves of a two-level k-means (see
+ * fl_clusters_max_leaves).  Every gain is a sum of per-chunk partial sums (clients in layout order)
+ * added in chunk order, so it has the same bits whichever thread computes
+ * which chunk. */
+#ifndef FL_CLUSTERS_H
+#define FL_CLUSTERS_H
+
+#include "facloc.h"
+
+#define FL_CHUNK 64
+/* A cluster is skipped only if its estimated mass is below this fraction
+ * of the skip threshold (see fl_clusters_plan). */
+#define FL_EST_FRACTION 0.1
+
+typedef struct {
+  int lo, hi;     /* clients lo..hi-1 of the layout */
+  int nact;       /* active (unpruned) clients are lo..lo+nact-1 */
+  int cluster;
+} fl_chunk;
+
+/* Weight sums and coverage minima of active and pruned clients. */
+typedef struct {
+  double wact, minact, wpr, minpr;
+} fl_summary;
+
+typedef struct {
+  int n, m, d, K, nchunks, threads;
+  double inv2s2, tau;
+  int prune;               /* coverage pruning (hpc, nhpc) */
+  const double *y;         /* candidates, m x d */
+  double *xs;              /* n x d: clients in layout order */
+  double *ws;              /* n weights in layout order */
+  double *cover;           /* n coverage in layout order */
+  double *mu, *rad;        /* K x d centers, K radii (slightly enlarged) */
+  double *rms2;            /* K: mean squared distance of the clients to the center */
+  double *lnw, *lnw_all;   /* K: log weight of the active / of all clients */
+  int *first;              /* K + 1: first chunk of each cluster */
+  fl_chunk *chunk;
+  fl_summary *csum;        /* per chunk */
+  fl_summary *ksum;        /* per cluster */
+  double *scratch;         /* per thread: room to reorder one chunk */
+  double pairs;            /* kernel evaluations of the set-up */
+} fl_clusters;
+
+/* Cluster and lay out the clients, open the initial facilities.  prune
+ * turns on coverage pruning at c->tau.  On failure all is freed. */
+int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, int prune);
+void fl_clusters_free(fl_clusters *cl);
+/* Most leaf clusters the layout can have (K): the `clusters` top-level
+ * k-means clusters are each split into leaves of about sqrt(n) clients. */
+int fl_clusters_max_leaves(const fl_problem *p, const fl_control *c);
+/* Bytes fl_clusters_init allocates. */
+double fl_clusters_bytes(const fl_problem *p, const fl_control *c);
+
+/* hw[k]: an upper bound on the similarity of candidate yc to any client of
+ * cluster k (the nearest point of the cluster's ball); d2[k]: the squared
+ * distance of yc to the cluster's center. */
+void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, double *d2);
+
+/* Decide which clusters a gain evaluation visits: eval[k] = 1 for clusters
+ * whose bound on the gain is positive and either at least thresh or, by the
+ * estimate W exp(-(d2 + rms2) / 2 sigma^2) of their similarity mass (a lower
+ * bound by Jensen's inequality, close to it in high dimension, where the
+ * ball bounds are loose), at least FL_EST_FRACTION thresh.  Returns an
+ * upper bound on what the evaluation leaves out: the bounds of the skipped
+ * clusters plus those of the pruned clients.  With all, the evaluation will
+ * visit pruned clients too (thresh 0: an exact evaluation). */
+double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *d2,
+                        double thresh, int all, unsigned char *eval);
+
+/* Partial gain of candidate yc over the active clients of chunk ch (all
+ * clients when all != 0). */
+double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, int all);
+
+/* The post-selection work on one chunk for npick new facilities ypick[q]
+ * (skip[q * K + k] set when pick q cannot raise any coverage in cluster k):
+ * with cover, raise the coverage and add pick q's true marginal gain over
+ * this chunk (picks applied in order) to part[q]; with summary, prune the
+ * clients covered above tau (when pruning) and refresh the chunk summary.
+ * Returns the kernel evaluations.  tid selects the reorder scratch. */
+double fl_clusters_post_chunk(fl_clusters *cl, int ch, const double *const *ypick,
+                              int npick, const unsigned char *skip, double *part,
+                              int cover, int summary, int tid);
+/* skip table of fl_clusters_post_chunk from the picks' reaches hw
+ * (npick x K, from fl_clusters_reach). */
+void fl_clusters_skip_table(const fl_clusters *cl, const double *hw, int npick,
+                            unsigned char *skip);
+/* Cluster summaries from the chunk summaries (serial, in chunk order). */
+void fl_clusters_reduce(fl_clusters *cl);
+/* f(S) from the coverage, summed serially in layout order. */
+double fl_clusters_objective(const fl_clusters *cl);
+
+#endif

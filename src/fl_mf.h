@@ -1,0 +1,70 @@
+/* The CELF machinery the matrix-free solvers hc, hpc and nhpc share
+ * (matrix_free.c): heaps over disjoint blocks of candidates, lazy gain
+ * evaluations on the cluster layout, the merge of a round's picks, the
+ * post-selection pass and the certified bound.  Each solver file only
+ * decides how threads run a round. */
+#ifndef FL_MF_H
+#define FL_MF_H
+
+#include "fl_clusters.h"
+#include "fl_heap.h"
+#include "fl_barrier.h"
+
+/* Per-heap evaluation scratch, shared by the threads of the group working
+ * on that heap.  cand is double-buffered by evaluation parity, so the
+ * leader may post the next candidate while followers still read the last. */
+typedef struct {
+  int cand[2];
+  fl_entry pending;    /* the entry being evaluated */
+  double left;         /* bound on what the evaluation skips */
+  int nlist;           /* chunks to evaluate, in chunk order */
+  int *list;
+  double *partial;     /* nchunks partial gains */
+  double *hw, *d2;     /* K each: reaches and squared center distances */
+  unsigned char *eval; /* K */
+} fl_mf_heap;
+
+typedef struct {
+  fl_clusters cl;
+  const fl_control *c;
+  int k, batch, nheaps, round, nselected;
+  double thresh;         /* clusters bounded below this are skipped */
+  fl_heap *heaps;
+  fl_mf_heap *hs;
+  fl_barrier *bar;       /* one per group (nhpc) */
+  fl_entry *entries;     /* heap storage, m */
+  fl_entry *fresh;       /* nheaps x batch: fresh tops of the round */
+  int *nfresh;
+  double *ub;            /* m: upper bound on each candidate's gain */
+  unsigned char *chosen; /* m */
+  fl_entry *merged;      /* nheaps x batch */
+  int *from;             /* heap of each merged entry */
+  int npick;
+  int *pick;             /* batch */
+  const double **ypick;  /* batch */
+  unsigned char *skip;   /* batch x K */
+  double *part;          /* nchunks x batch */
+  double *hwpick;        /* batch x K reaches of the picks */
+  double *d2pick;        /* K scratch */
+  double *tcount;        /* per thread, padded: pairs, evaluations */
+} fl_mf;
+
+/* Per-thread counters sit FL_MF_PAD doubles apart (own cache line). */
+#define FL_MF_PAD 8
+
+/* All threads of a group (M of them, this one at lane) refresh heap h:
+ * pop and evaluate stale tops until it yields batch fresh entries or
+ * empties.  *iter counts the group's evaluations (same on every lane). */
+void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter);
+/* Pick the round's facilities from the heaps' fresh entries (serial). */
+void fl_mf_merge(fl_mf *r);
+/* Post-selection pass over the chunks: an orphaned omp for, to be called
+ * by every thread of a parallel region (or serially). */
+void fl_mf_post(fl_mf *r, int cover, int summary);
+
+/* One round of each solver: refresh the heaps, merge, post pass. */
+void fl_round_hc(fl_mf *r);
+void fl_round_hpc(fl_mf *r);
+void fl_round_nhpc(fl_mf *r);
+
+#endif

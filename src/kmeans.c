@@ -1,0 +1,108 @@
+#include <stdlib.h>
+#include <string.h>
+#include "facloc.h"
+#include "kmeans.h"
+#include "fl_kernel.h"
+#include "fl_omp.h"
+
+/* Lloyd iterations: the bounds only need compact clusters, not a converged
+ * optimum, and each iteration costs a pass of n K distances. */
+#define FL_KMEANS_ITER 12
+/* k-means++ seeding looks at a sample this large at most. */
+#define FL_KMEANS_SAMPLE 20000
+
+/* splitmix64: a small portable generator, so the core needs no R RNG. */
+static double uniform01(unsigned long long *state)
+{
+  unsigned long long z = (*state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return (double) (z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* k-means++ on a strided sample of the points: each new center is drawn
+ * with probability proportional to the squared distance to the nearest
+ * center chosen so far. */
+static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
+                        double *centers)
+{
+  int step = n > FL_KMEANS_SAMPLE ? n / FL_KMEANS_SAMPLE : 1;
+  int ns = (n + step - 1) / step;
+  double *dist = malloc((size_t) ns * sizeof(double));
+  if (!dist) return FL_ERR_NOMEM;
+  unsigned long long state = 0x1234567ULL + seed;
+  int first = (int) (uniform01(&state) * ns);
+  if (first >= ns) first = ns - 1;
+  memcpy(centers, x + (size_t) first * step * d, (size_t) d * sizeof(double));
+  for (int s = 0; s < ns; s++) dist[s] = fl_sqdist(x + (size_t) s * step * d, centers, d);
+  for (int c = 1; c < K; c++) {
+    double total = 0.0;
+    for (int s = 0; s < ns; s++) total += dist[s];
+    int pick = ns - 1;
+    if (total > 0) {
+      double target = uniform01(&state) * total, acc = 0.0;
+      for (int s = 0; s < ns; s++) {
+        acc += dist[s];
+        if (acc > target) { pick = s; break; }
+      }
+    } else {
+      pick = c % ns;   /* all points coincide with centers: any will do */
+    }
+    double *cc = centers + (size_t) c * d;
+    memcpy(cc, x + (size_t) pick * step * d, (size_t) d * sizeof(double));
+    for (int s = 0; s < ns; s++) {
+      double ds = fl_sqdist(x + (size_t) s * step * d, cc, d);
+      if (ds < dist[s]) dist[s] = ds;
+    }
+  }
+  free(dist);
+  return FL_OK;
+}
+
+static int nearest(const double *xi, const double *centers, int K, int d)
+{
+  int best = 0;
+  double bd = fl_sqdist(xi, centers, d);
+  for (int c = 1; c < K; c++) {
+    double dc = fl_sqdist(xi, centers + (size_t) c * d, d);
+    if (dc < bd) { bd = dc; best = c; }
+  }
+  return best;
+}
+
+int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
+              int threads, int *assign, double *centers)
+{
+  if (seed_centers(x, n, d, K, seed, centers) != FL_OK) return FL_ERR_NOMEM;
+  double *sum = malloc((size_t) K * d * sizeof(double));
+  int *count = malloc((size_t) K * sizeof(int));
+  if (!sum || !count) { free(sum); free(count); return FL_ERR_NOMEM; }
+  for (int it = 0; it < FL_KMEANS_ITER; it++) {
+    int changed = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+:changed)
+#endif
+    for (int i = 0; i < n; i++) {
+      int c = nearest(x + (size_t) i * d, centers, K, d);
+      if (it == 0 || c != assign[i]) changed++;
+      assign[i] = c;
+    }
+    if (changed == 0) break;
+    /* serial sums in point order: the centers never depend on threads */
+    memset(sum, 0, (size_t) K * d * sizeof(double));
+    memset(count, 0, (size_t) K * sizeof(int));
+    for (int i = 0; i < n; i++) {
+      double *s = sum + (size_t) assign[i] * d;
+      const double *xi = x + (size_t) i * d;
+      for (int t = 0; t < d; t++) s[t] += xi[t];
+      count[assign[i]]++;
+    }
+    for (int c = 0; c < K; c++)
+      if (count[c] > 0)   /* an empty cluster keeps its center */
+        for (int t = 0; t < d; t++) centers[(size_t) c * d + t] = sum[(size_t) c * d + t] / count[c];
+  }
+  (void) threads;
+  free(sum); free(count);
+  return FL_OK;
+}

@@ -1,0 +1,385 @@
+/* The OCC engine and helpers shared by DP-means, OFL and BP-means. */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+#include "occ_common.h"
+#include "fl_kernel.h"
+
+int occ_centers_init(occ_centers *c, int d, int cap)
+{
+  c->k = 0;
+  c->d = d;
+  c->cap = cap > 0 ? cap : 16;
+  c->v = malloc((size_t) c->cap * (size_t) (d > 0 ? d : 1) * sizeof(double));
+  return c->v ? FL_OK : FL_ERR_NOMEM;
+}
+
+int occ_centers_push(occ_centers *c, const double *x)
+{
+  if (c->k == c->cap) {
+    int cap = 2 * c->cap;
+    double *v = realloc(c->v, (size_t) cap * (size_t) c->d * sizeof(double));
+    if (!v) return FL_ERR_NOMEM;
+    c->v = v;
+    c->cap = cap;
+  }
+  memcpy(c->v + (size_t) c->k * c->d, x, (size_t) c->d * sizeof(double));
+  c->k++;
+  return FL_OK;
+}
+
+void occ_centers_free(occ_centers *c)
+{
+  free(c->v);
+  c->v = NULL;
+  c->k = c->cap = 0;
+}
+
+void occ_nearest(const double *x, const double *centers, int d, int from,
+                 int to, int *best, double *bestd)
+{
+  for (int k = from; k < to; k++) {
+    double dist = fl_sqdist(x, centers + (size_t) k * d, d);
+    if (dist < *bestd) {
+      *bestd = dist;
+      *best = k;
+    }
+  }
+}
+
+void occ_shard_range(int n, int P, int s, int *lo, int *hi)
+{
+  *lo = (int) ((long long) n * s / P);
+  *hi = (int) ((long long) n * (s + 1) / P);
+}
+
+int occ_grow(void **p, int *cap, int need, size_t elt)
+{
+  if (need <= *cap) return FL_OK;
+  int cap2 = *cap > 0 ? *cap : 64;
+  while (cap2 < need) cap2 *= 2;
+  void *q = realloc(*p, (size_t) cap2 * elt);
+  if (!q) return FL_ERR_NOMEM;
+  *p = q;
+  *cap = cap2;
+  return FL_OK;
+}
+
+double occ_now(void)
+{
+#ifdef _OPENMP
+  return omp_get_wtime();
+#else
+  return (double) clock() / CLOCKS_PER_SEC;
+#endif
+}
+
+static int push_epoch(occ_trace *tr, int pass, int proposed, int accepted,
+                      double seconds)
+{
+  int cap = tr->cap_epochs, need = tr->nepochs + 1;
+  int c1 = cap, c2 = cap, c3 = cap;
+  if (occ_grow((void **) &tr->ep_iter, &c1, need, sizeof(int)) ||
+      occ_grow((void **) &tr->ep_proposed, &c2, need, sizeof(int)) ||
+      occ_grow((void **) &tr->ep_accepted, &c3, need, sizeof(int)) ||
+      occ_grow((void **) &tr->ep_seconds, &cap, need, sizeof(double)))
+    return FL_ERR_NOMEM;
+  tr->cap_epochs = cap;
+  tr->ep_iter[tr->nepochs] = pass;
+  tr->ep_proposed[tr->nepochs] = proposed;
+  tr->ep_accepted[tr->nepochs] = accepted;
+  tr->ep_seconds[tr->nepochs] = seconds;
+  tr->nepochs++;
+  return FL_OK;
+}
+
+static int push_proposal(occ_trace *tr, int i, int pass)
+{
+  int cap = tr->cap_prop, c1 = cap, need = tr->nprop + 1;
+  if (occ_grow((void **) &tr->prop, &c1, need, sizeof(int)) ||
+      occ_grow((void **) &tr->prop_pass, &cap, need, sizeof(int)))
+    return FL_ERR_NOMEM;
+  tr->cap_prop = cap;
+  tr->prop[tr->nprop] = i;
+  tr->prop_pass[tr->nprop] = pass;
+  tr->nprop++;
+  return FL_OK;
+}
+
+static int interrupted(const occ_setup *s)
+{
+  return s->interrupted && s->interrupted(s->callback_ctx);
+}
+
+/* Validate one proposal and record it; *accepted counts acceptances. */
+static int settle(const occ_alg *a, occ_trace *tr, int i, int slot, int pass,
+                  int *accepted)
+{
+  int r = a->validate(a->st, i, slot);
+  if (r < 0) return FL_ERR_NOMEM;
+  *accepted += r;
+  return push_proposal(tr, i, pass);
+}
+
+/* The serial algorithm: one point at a time in the pass's order.  Interrupts
+ * are checked every 8192 points; the pass is one row of the epoch table. */
+static int serial_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
+                       int pass)
+{
+  const int *order = NULL;
+  if (s->order) {
+    int col = pass < s->norder ? pass : s->norder - 1;
+    order = s->order + (size_t) col * s->n;
+  }
+  double t0 = occ_now();
+  int proposed = 0, accepted = 0, status = FL_OK;
+  for (int j = 0; j < s->n && status == FL_OK; j++) {
+    int i = order ? order[j] : j;
+    a->begin_epoch(a->st);
+    if (a->propose(a->st, i, 0)) {
+      proposed++;
+      status = settle(a, tr, i, 0, pass, &accepted);
+    }
+    if ((j & 8191) == 8191 && interrupted(s)) status = FL_INTERRUPTED;
+  }
+  if (status == FL_OK) status = push_epoch(tr, pass, proposed, accepted, occ_now() - t0);
+  return status;
+}
+
+/* Epochs whose proposals leave the state unchanged (none accepted) could
+ * have shared one parallel region with the next: its proposals read the
+ * same state.  So the engine proposes for up to `chunk` epochs at once and
+ * validates them in order; after an epoch that accepts something, the
+ * proposals of the later epochs in the chunk are stale and are recomputed
+ * (propose must not depend on its own earlier calls in the pass).  The
+ * chunk doubles while nothing is accepted, so quiet passes take a few
+ * regions instead of one per epoch; the result is that of one epoch at a
+ * time.  Scratch is bounded to about 2^21 / (d + 1) slots. */
+static int max_chunk(const occ_setup *s)
+{
+  int per = s->workers * s->batch;
+  int cap = (1 << 21) / (s->d + 1);
+  return per >= cap ? 1 : cap / per;
+}
+
+int occ_slots(const occ_setup *s)
+{
+  return s->serial ? 1 : max_chunk(s) * s->workers * s->batch;
+}
+
+/* Row of epoch slot `slot` (0-based within the epoch) of epoch t, or -1. */
+static int epoch_row(const occ_setup *s, int t, int slot)
+{
+  int lo, hi, b = s->batch;
+  occ_shard_range(s->n, s->workers, slot / b, &lo, &hi);
+  int i = lo + t * b + slot % b;
+  return i < hi ? i : -1;
+}
+
+/* Validate epoch t, whose proposals sit at scratch slots base + slot. */
+static int validate_epoch(const occ_setup *s, const occ_alg *a, occ_trace *tr,
+                          int pass, int t, int base, const char *flags,
+                          double seconds, int *accepted)
+{
+  const int slots = s->workers * s->batch;
+  int proposed = 0, status = FL_OK;
+  double t0 = occ_now();
+  *accepted = 0;
+  for (int slot = 0; slot < slots && status == FL_OK; slot++) {
+    if (!flags[base + slot]) continue;
+    proposed++;
+    status = settle(a, tr, epoch_row(s, t, slot), base + slot, pass, accepted);
+  }
+  if (status == FL_OK)
+    status = push_epoch(tr, pass, proposed, *accepted, seconds + occ_now() - t0);
+  return status;
+}
+
+/* One OCC pass: epochs of P x b points proposed in parallel, validated in
+ * (shard, row) order on the main thread. */
+static int occ_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
+                    int pass, char *flags)
+{
+  const int slots = s->workers * s->batch, cmax = max_chunk(s);
+  int lo, hi;
+  occ_shard_range(s->n, s->workers, s->workers - 1, &lo, &hi);
+  const int epochs = (hi - lo + s->batch - 1) / s->batch;   /* last shard is longest */
+  int t = 0, chunk = 1;
+  while (t < epochs) {
+    int c = chunk < epochs - t ? chunk : epochs - t;
+    double t0 = occ_now();
+    a->begin_epoch(a->st);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(s->threads) schedule(static)
+#endif
+    for (int j = 0; j < c * slots; j++) {
+      int i = epoch_row(s, t + j / slots, j % slots);
+      flags[j] = (char) (i >= 0 ? a->propose(a->st, i, j) : 0);
+    }
+    double share = (occ_now() - t0) / c;   /* proposal time split evenly */
+    int done = 0, accepted = 0;
+    while (done < c && accepted == 0) {
+      int status = validate_epoch(s, a, tr, pass, t + done, done * slots, flags,
+                                  share, &accepted);
+      if (status) return status;
+      done++;
+    }
+    t += done;
+    chunk = accepted ? 1 : (2 * chunk < cmax ? 2 * chunk : cmax);
+    if (interrupted(s)) return FL_INTERRUPTED;
+  }
+  return FL_OK;
+}
+
+static int push_objective(occ_trace *tr, double value)
+{
+  if (occ_grow((void **) &tr->objective, &tr->cap_obj, tr->iterations + 1,
+               sizeof(double)))
+    return FL_ERR_NOMEM;
+  tr->objective[tr->iterations++] = value;
+  return FL_OK;
+}
+
+int occ_run(const occ_setup *s, const occ_alg *a, occ_trace *tr)
+{
+  memset(tr, 0, sizeof *tr);
+  char *flags = malloc((size_t) occ_slots(s));
+  if (!flags) return FL_ERR_NOMEM;
+  int status = FL_OK;
+  for (int pass = 0; pass < s->max_iter && status == FL_OK; pass++) {
+    status = s->serial ? serial_pass(s, a, tr, pass) : occ_pass(s, a, tr, pass, flags);
+    double objective = 0.0;
+    int changed = 1;
+    if (status == FL_OK) status = a->end_pass(a->st, s, &objective, &changed);
+    if (status == FL_OK) status = push_objective(tr, objective);
+    if (status == FL_OK && !changed) {
+      tr->converged = 1;
+      break;
+    }
+    if (status == FL_OK && interrupted(s)) status = FL_INTERRUPTED;
+  }
+  free(flags);
+  return status;
+}
+
+void occ_trace_free(occ_trace *tr)
+{
+  free(tr->objective);
+  free(tr->ep_iter);
+  free(tr->ep_proposed);
+  free(tr->ep_accepted);
+  free(tr->ep_seconds);
+  free(tr->prop);
+  free(tr->prop_pass);
+  memset(tr, 0, sizeof *tr);
+}
+
+int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, int len,
+                  double *out)
+{
+  const int S = s->shards;
+  double *buf = calloc((size_t) S * (size_t) (len > 0 ? len : 1), sizeof(double));
+  if (!buf) return FL_ERR_NOMEM;
+  int threads = s->threads < S ? s->threads : S;
+  (void) threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static)
+#endif
+  for (int sh = 0; sh < S; sh++) {
+    int lo, hi;
+    occ_shard_range(s->n, S, sh, &lo, &hi);
+    part(ctx, lo, hi, buf + (size_t) sh * len);
+  }
+  memcpy(out, buf, (size_t) len * sizeof(double));
+  for (int sh = 1; sh < S; sh++)
+    for (int j = 0; j < len; j++) out[j] += buf[(size_t) sh * len + j];
+  free(buf);
+  return FL_OK;
+}
+
+void occ_psd_solve(double *G, double *b, int k, int d)
+{
+  double scale = 0.0;
+  for (int j = 0; j < k; j++) if (G[j * k + j] > scale) scale = G[j * k + j];
+  const double tol = 1e-10 * (scale > 0 ? scale : 1.0);
+  /* G = L L', L stored in the lower triangle; a zero pivot zeroes its column. */
+  for (int j = 0; j < k; j++) {
+    double s = G[j * k + j];
+    for (int m = 0; m < j; m++) s -= G[j * k + m] * G[j * k + m];
+    double piv = s > tol ? sqrt(s) : 0.0;
+    G[j * k + j] = piv;
+    for (int i = j + 1; i < k; i++) {
+      double v = G[i * k + j];
+      for (int m = 0; m < j; m++) v -= G[i * k + m] * G[j * k + m];
+      G[i * k + j] = piv > 0 ? v / piv : 0.0;
+    }
+  }
+  for (int c = 0; c < d; c++) {
+    for (int j = 0; j < k; j++) {          /* L y = b */
+      double v = b[j * d + c];
+      for (int m = 0; m < j; m++) v -= G[j * k + m] * b[m * d + c];
+      b[j * d + c] = G[j * k + j] > 0 ? v / G[j * k + j] : 0.0;
+    }
+    for (int j = k - 1; j >= 0; j--) {     /* L' a = y */
+      double v = b[j * d + c];
+      for (int m = j + 1; m < k; m++) v -= G[m * k + j] * b[m * d + c];
+      b[j * d + c] = G[j * k + j] > 0 ? v / G[j * k + j] : 0.0;
+    }
+  }
+}
+
+int occ_assign_init(occ_assign *a, const occ_setup *s, double lambda)
+{
+  memset(a, 0, sizeof *a);
+  a->x = s->x;
+  a->n = s->n;
+  a->d = s->d;
+  a->lambda2 = lambda * lambda;
+  a->z = malloc((size_t) s->n * sizeof(int));
+  a->sd = malloc((size_t) occ_slots(s) * sizeof(double));
+  if (occ_centers_init(&a->c, s->d, 64) || !a->z || !a->sd) {
+    occ_assign_free(a);
+    return FL_ERR_NOMEM;
+  }
+  for (int i = 0; i < s->n; i++) a->z[i] = -1;
+  return FL_OK;
+}
+
+void occ_assign_free(occ_assign *a)
+{
+  occ_centers_free(&a->c);
+  free(a->z);
+  free(a->sd);
+  a->z = NULL;
+  a->sd = NULL;
+}
+
+void occ_assign_begin(void *st)
+{
+  occ_assign *a = st;
+  a->kfix = a->c.k;
+}
+
+void occ_assign_old(occ_assign *a, int i, int slot)
+{
+  int best = -1;
+  double bd = HUGE_VAL;
+  occ_nearest(a->x + (size_t) i * a->d, a->c.v, a->d, 0, a->kfix, &best, &bd);
+  a->z[i] = best;
+  a->sd[slot] = bd;
+}
+
+double occ_assign_new(occ_assign *a, int i, int slot)
+{
+  occ_nearest(a->x + (size_t) i * a->d, a->c.v, a->d, a->kfix, a->c.k,
+              &a->z[i], &a->sd[slot]);
+  return a->sd[slot];
+}
+
+int occ_assign_open(occ_assign *a, int i)
+{
+  if (occ_centers_push(&a->c, a->x + (size_t) i * a->d)) return FL_ERR_NOMEM;
+  a->z[i] = a->c.k - 1;
+  return FL_OK;
+}

@@ -1,0 +1,414 @@
+/* .Call glue for dpmeans(), ofl() and bpmeans(): the R wrappers have
+ * validated everything (points come transposed, d x n, so each point is
+ * contiguous); here we convert, call the core and return its status. */
+#include <stdlib.h>
+#include <string.h>
+#include "r_util.h"
+#include "occ_common.h"
+
+enum { OCC_DP = 0, OCC_OFL = 1, OCC_BP = 2 };
+
+/* control: list(lambda, serial, workers, batch, order (n x passes 0-based
+ * integer or NULL), shards, threads, max_iter, u (OFL uniforms)). */
+static occ_setup setup_from(SEXP x, SEXP control)
+{
+  occ_setup s = { 0 };
+  s.d = Rf_nrows(x);
+  s.n = Rf_ncols(x);
+  s.x = REAL(x);
+  s.serial = fl_r_int(control, "serial");
+  s.workers = fl_r_int(control, "workers");
+  s.batch = fl_r_int(control, "batch");
+  s.order = fl_r_ints(control, "order");
+  s.norder = s.order ? Rf_length(fl_r_get(control, "order")) / (s.n > 0 ? s.n : 1) : 0;
+  s.shards = fl_r_int(control, "shards");
+  s.threads = fl_r_int(control, "threads");
+  s.max_iter = fl_r_int(control, "max_iter");
+  s.interrupted = fl_r_interrupted;
+  return s;
+}
+
+static SEXP int_vector(const int *v, int n, int offset)
+{
+  SEXP out = PROTECT(Rf_allocVector(INTSXP, n));
+  for (int i = 0; i < n; i++) INTEGER(out)[i] = v[i] + offset;
+  UNPROTECT(1);
+  return out;
+}
+
+static SEXP real_vector(const double *v, int n)
+{
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+  for (int i = 0; i < n; i++) REAL(out)[i] = v[i];
+  UNPROTECT(1);
+  return out;
+}
+
+/* k x d row-major rows as an R k x d matrix. */
+static SEXP rows_matrix(const occ_centers *c)
+{
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, c->k, c->d));
+  for (int k = 0; k < c->k; k++)
+    for (int t = 0; t < c->d; t++)
+      REAL(out)[k + (size_t) c->k * t] = c->v[(size_t) k * c->d + t];
+  UNPROTECT(1);
+  return out;
+}
+
+static SEXP trace_list(const occ_trace *tr)
+{
+  const char *names[] = { "iterations", "converged", "objective", "epoch_iteration",
+                          "proposed", "accepted", "seconds", "proposals",
+                          "proposal_pass" };
+  SEXP out = PROTECT(fl_r_list(9, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(tr->iterations));
+  SET_VECTOR_ELT(out, 1, Rf_ScalarLogical(tr->converged));
+  SET_VECTOR_ELT(out, 2, real_vector(tr->objective, tr->iterations));
+  SET_VECTOR_ELT(out, 3, int_vector(tr->ep_iter, tr->nepochs, 1));
+  SET_VECTOR_ELT(out, 4, int_vector(tr->ep_proposed, tr->nepochs, 0));
+  SET_VECTOR_ELT(out, 5, int_vector(tr->ep_accepted, tr->nepochs, 0));
+  SET_VECTOR_ELT(out, 6, real_vector(tr->ep_seconds, tr->nepochs));
+  SET_VECTOR_ELT(out, 7, int_vector(tr->prop, tr->nprop, 1));
+  SET_VECTOR_ELT(out, 8, int_vector(tr->prop_pass, tr->nprop, 1));
+  UNPROTECT(1);
+  return out;
+}
+
+static SEXP run_clusters(int kind, const occ_setup *s, double lambda, SEXP control)
+{
+  SEXP cluster = PROTECT(Rf_allocVector(INTSXP, s->n));
+  SEXP cost = PROTECT(Rf_allocVector(REALSXP, kind == OCC_OFL ? s->n : 0));
+  occ_centers centers = { 0 };
+  occ_trace tr;
+  int *facility = NULL;
+  int status = kind == OCC_DP
+    ? occ_dpmeans(s, lambda, INTEGER(cluster), &centers, &tr)
+    : occ_ofl(s, lambda, fl_r_doubles(control, "u"), INTEGER(cluster), REAL(cost),
+              &centers, &facility, &tr);
+  const char *names[] = { "status", "cluster", "centers", "trace", "cost", "facility" };
+  SEXP out = PROTECT(fl_r_list(6, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  if (status == FL_OK) {
+    for (int i = 0; i < s->n; i++) INTEGER(cluster)[i] += 1;
+    SET_VECTOR_ELT(out, 1, cluster);
+    SET_VECTOR_ELT(out, 2, rows_matrix(&centers));
+    SET_VECTOR_ELT(out, 3, trace_list(&tr));
+    SET_VECTOR_ELT(out, 4, cost);
+    if (facility) SET_VECTOR_ELT(out, 5, int_vector(facility, centers.k, 1));
+    occ_centers_free(&centers);
+    occ_trace_free(&tr);
+    free(facility);
+  }
+  UNPROTECT(3);
+  return out;
+}
+
+static SEXP run_features(const occ_setup *s, double lambda)
+{
+  occ_centers A = { 0 };
+  occ_trace tr;
+  unsigned char *Z = NULL;
+  int zcap = 0;
+  int status = occ_bpmeans(s, lambda, &Z, &zcap, &A, &tr);
+  const char *names[] = { "status", "Z", "features", "trace" };
+  SEXP out = PROTECT(fl_r_list(4, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  if (status == FL_OK) {
+    SEXP z = PROTECT(Rf_allocMatrix(INTSXP, s->n, A.k));
+    for (int i = 0; i < s->n; i++)
+      for (int k = 0; k < A.k; k++)
+        INTEGER(z)[i + (size_t) s->n * k] = Z[(size_t) i * zcap + k];
+    SET_VECTOR_ELT(out, 1, z);
+    SET_VECTOR_ELT(out, 2, rows_matrix(&A));
+    SET_VECTOR_ELT(out, 3, trace_list(&tr));
+    UNPROTECT(1);
+    occ_centers_free(&A);
+    occ_trace_free(&tr);
+    free(Z);
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+SEXP facloc_occ(SEXP kind, SEXP x, SEXP control)
+{
+  occ_setup s = setup_from(x, control);
+  double lambda = fl_r_double(control, "lambda");
+  int k = Rf_asInteger(kind);
+  return k == OCC_BP ? run_features(&s, lambda) : run_clusters(k, &s, lambda, control);
+}
+
+/* x: d x n new points; model: d x K (centers or features, transposed).
+ * Returns list(status, assignment (n cluster ids, or n x K Z), dist). */
+SEXP facloc_occ_predict(SEXP kind, SEXP x, SEXP model, SEXP threads)
+{
+  int d = Rf_nrows(x), n = Rf_ncols(x), K = Rf_ncols(model);
+  int nthreads = Rf_asInteger(threads), status = FL_OK;
+  SEXP dist = PROTECT(Rf_allocVector(REALSXP, n));
+  SEXP assign;
+  if (Rf_asInteger(kind) == OCC_BP) {
+    unsigned char *Z = malloc((size_t) n * K + 1);
+    assign = PROTECT(Rf_allocMatrix(INTSXP, n, K));
+    status = Z ? occ_predict_features(REAL(x), n, d, REAL(model), K, nthreads, Z, REAL(dist))
+               : FL_ERR_NOMEM;
+    if (status == FL_OK)
+      for (int i = 0; i < n; i++)
+        for (int k = 0; k < K; k++) INTEGER(assign)[i + (size_t) n * k] = Z[(size_t) i * K + k];
+    free(Z);
+  } else {
+    assign = PROTECT(Rf_allocVector(INTSXP, n));
+    occ_predict_nearest(REAL(x), n, d, REAL(model), K, nthreads, INTEGER(assign), REAL(dist));
+    for (int i = 0; i < n; i++) INTEGER(assign)[i] += 1;
+  }
+  const char *names[] = { "status", "assignment", "dist" };
+  SEXP out = PROTECT(fl_r_list(3, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  SET_VECTOR_ELT(out, 1, assign);
+  SET_VECTOR_ELT(out, 2, dist);
+  UNPROTECT(3);
+  return out;
+}
+
+/* ---- Distributed runs (R/occ-cluster.R) ----
+ * A worker keeps its block in an environment: x (d x m), z, zprev (DP, OFL),
+ * u, cost (OFL), Z, Zp (raw zcap x m), chg (raw m), zcap (BP), model
+ * (d x K), kind, lambda, threads.  The steps below update those vectors in
+ * place: they were created on the worker and are referenced only there. */
+
+static SEXP env_get(SEXP env, const char *name)
+{
+  SEXP v = Rf_findVarInFrame(env, Rf_install(name));
+  if (v == R_UnboundValue) Rf_error("internal error: worker state lacks '%s'", name);
+  return v;
+}
+
+static int env_int(SEXP env, const char *name)
+{
+  return Rf_asInteger(env_get(env, name));
+}
+
+/* Propose rows [lo, hi) (0-based, of the block) against the model.
+ * Returns list(rows, z, sd, payload): payload is d x np, the proposers'
+ * points (DP, OFL) or residuals (BP). */
+SEXP facloc_occ_wpropose(SEXP env, SEXP lo_, SEXP hi_)
+{
+  int kind = env_int(env, "kind"), threads = env_int(env, "threads");
+  int lo = Rf_asInteger(lo_), hi = Rf_asInteger(hi_);
+  SEXP x = env_get(env, "x"), model = env_get(env, "model");
+  int d = Rf_nrows(x), m = Rf_ncols(x), k = Rf_ncols(model), len = hi - lo;
+  double lambda = Rf_asReal(env_get(env, "lambda"));
+  char *flag = R_alloc((size_t) len + 1, 1);
+  double *sd = (double *) R_alloc((size_t) len + 1, sizeof(double));
+  double *res = kind == OCC_BP ? (double *) R_alloc((size_t) len * 2 * d + 1, sizeof(double)) : NULL;
+  int *z = kind == OCC_BP ? NULL : INTEGER(env_get(env, "z"));
+  if (kind == OCC_DP)
+    occ_dp_propose_rows(REAL(x), d, m, lo, hi, REAL(model), k, lambda, threads, z, sd, flag);
+  else if (kind == OCC_OFL)
+    occ_ofl_propose_rows(REAL(x), d, m, lo, hi, REAL(model), k, lambda,
+                         REAL(env_get(env, "u")), REAL(env_get(env, "cost")),
+                         threads, z, sd, flag);
+  else
+    occ_bp_propose_rows(REAL(x), d, m, lo, hi, REAL(model), k, lambda,
+                        RAW(env_get(env, "Z")), RAW(env_get(env, "Zp")),
+                        env_int(env, "zcap"), (char *) RAW(env_get(env, "chg")),
+                        threads, res, flag);
+  int np = 0;
+  for (int j = 0; j < len; j++) np += flag[j];
+  SEXP rows = PROTECT(Rf_allocVector(INTSXP, np));
+  SEXP zo = PROTECT(Rf_allocVector(INTSXP, z ? np : 0));
+  SEXP so = PROTECT(Rf_allocVector(REALSXP, z ? np : 0));
+  SEXP payload = PROTECT(Rf_allocMatrix(REALSXP, d, np));
+  for (int j = 0, q = 0; j < len; j++) {
+    if (!flag[j]) continue;
+    int i = lo + j;
+    INTEGER(rows)[q] = i;
+    const double *src = res ? res + (size_t) j * 2 * d : REAL(x) + (size_t) i * d;
+    for (int t = 0; t < d; t++) REAL(payload)[(size_t) q * d + t] = src[t];
+    if (z) {
+      INTEGER(zo)[q] = z[i];
+      REAL(so)[q] = sd[j];
+    }
+    q++;
+  }
+  const char *names[] = { "rows", "z", "sd", "payload" };
+  SEXP out = PROTECT(fl_r_list(4, names));
+  SET_VECTOR_ELT(out, 0, rows);
+  SET_VECTOR_ELT(out, 1, zo);
+  SET_VECTOR_ELT(out, 2, so);
+  SET_VECTOR_ELT(out, 3, payload);
+  UNPROTECT(5);
+  return out;
+}
+
+/* Apply the validated outcome of this block's proposals: rows (0-based),
+ * z (DP, OFL), cost (OFL), or for BP the memberships bits (np x nb) of the
+ * features from kfix on. */
+SEXP facloc_occ_wapply(SEXP env, SEXP rows, SEXP z, SEXP extra, SEXP kfix_)
+{
+  int kind = env_int(env, "kind"), np = Rf_length(rows);
+  const int *r = INTEGER(rows);
+  if (kind == OCC_BP) {
+    int zcap = env_int(env, "zcap"), kfix = Rf_asInteger(kfix_), nb = Rf_ncols(z);
+    unsigned char *Z = RAW(env_get(env, "Z"));
+    char *chg = (char *) RAW(env_get(env, "chg"));
+    for (int j = 0; j < np; j++)
+      for (int c = 0; c < nb; c++) {
+        int bit = INTEGER(z)[j + (size_t) np * c];
+        Z[(size_t) r[j] * zcap + kfix + c] = (unsigned char) bit;
+        if (bit) chg[r[j]] = 1;
+      }
+    return R_NilValue;
+  }
+  int *zz = INTEGER(env_get(env, "z"));
+  for (int j = 0; j < np; j++) zz[r[j]] = INTEGER(z)[j];
+  if (kind == OCC_OFL) {
+    double *cost = REAL(env_get(env, "cost"));
+    for (int j = 0; j < np; j++) cost[r[j]] = REAL(extra)[j];
+  }
+  return R_NilValue;
+}
+
+/* End-of-pass partials of the block: list(partial, changed). */
+SEXP facloc_occ_wpartial(SEXP env)
+{
+  int kind = env_int(env, "kind"), threads = env_int(env, "threads");
+  SEXP x = env_get(env, "x"), model = env_get(env, "model");
+  int d = Rf_nrows(x), m = Rf_ncols(x), k = Rf_ncols(model), changed = 0;
+  SEXP partial;
+  if (kind == OCC_DP) {
+    partial = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) k * (d + 1)));
+    int *z = INTEGER(env_get(env, "z"));
+    occ_dp_block_sums(REAL(x), d, m, z, k, REAL(partial));
+    changed = occ_dp_changed(z, INTEGER(env_get(env, "zprev")), m, threads);
+  } else if (kind == OCC_OFL) {
+    partial = PROTECT(Rf_ScalarReal(occ_ofl_block_cost(REAL(env_get(env, "cost")), m)));
+  } else {
+    partial = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) k * k + (R_xlen_t) k * d));
+    occ_bp_block_gram(REAL(x), d, m, RAW(env_get(env, "Z")), env_int(env, "zcap"), k,
+                      REAL(partial));
+    changed = occ_bp_changed((char *) RAW(env_get(env, "chg")), m, threads);
+  }
+  const char *names[] = { "partial", "changed" };
+  SEXP out = PROTECT(fl_r_list(2, names));
+  SET_VECTOR_ELT(out, 0, partial);
+  SET_VECTOR_ELT(out, 1, Rf_ScalarInteger(changed));
+  UNPROTECT(2);
+  return out;
+}
+
+/* Renumber after the model update (map: DP newid, BP keep, 0-based; old K)
+ * and return the block's cost under the new model (env$model). */
+SEXP facloc_occ_wrelabel(SEXP env, SEXP map, SEXP oldk)
+{
+  int kind = env_int(env, "kind"), threads = env_int(env, "threads");
+  SEXP x = env_get(env, "x"), model = env_get(env, "model");
+  int d = Rf_nrows(x), m = Rf_ncols(x), k = Rf_ncols(model);
+  double cost;
+  if (kind == OCC_DP) {
+    int *z = INTEGER(env_get(env, "z"));
+    occ_dp_relabel(z, INTEGER(env_get(env, "zprev")), m, INTEGER(map), threads);
+    cost = occ_dp_block_cost(REAL(x), d, m, z, REAL(model), k);
+  } else {
+    int zcap = env_int(env, "zcap");
+    unsigned char *Z = RAW(env_get(env, "Z"));
+    char *chg = (char *) RAW(env_get(env, "chg"));
+    occ_bp_compact(Z, RAW(env_get(env, "Zp")), m, zcap, INTEGER(map), k,
+                   Rf_asInteger(oldk), threads);
+    for (int i = 0; i < m; i++) chg[i] = 0;
+    cost = occ_bp_block_cost(REAL(x), d, m, Z, zcap, REAL(model), k);
+  }
+  return Rf_ScalarReal(cost);
+}
+
+static SEXP centers_matrix(const occ_centers *c)
+{
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, c->d, c->k));
+  for (size_t j = 0; j < (size_t) c->k * c->d; j++) REAL(out)[j] = c->v[j];
+  UNPROTECT(1);
+  return out;
+}
+
+/* Caller: validate proposals in order.  props: list(payload (d x np), z, sd,
+ * u); model d x K.  Returns list(status, accepted, z, sd, model, bits). */
+SEXP facloc_occ_cvalidate(SEXP kind_, SEXP props, SEXP model, SEXP lambda_)
+{
+  int kind = Rf_asInteger(kind_);
+  SEXP payload = fl_r_get(props, "payload");
+  int d = Rf_nrows(payload), np = Rf_ncols(payload), K = Rf_ncols(model);
+  double lambda = Rf_asReal(lambda_);
+  occ_centers c = { 0 };
+  int status = occ_centers_init(&c, d, K + np + 1);
+  if (status == FL_OK) {
+    memcpy(c.v, REAL(model), (size_t) K * d * sizeof(double));
+    c.k = K;
+  }
+  SEXP accepted = PROTECT(Rf_allocVector(INTSXP, np));
+  SEXP z = PROTECT(Rf_duplicate(fl_r_get(props, "z")));
+  SEXP sd = PROTECT(Rf_duplicate(fl_r_get(props, "sd")));
+  SEXP bits = R_NilValue;
+  if (status == FL_OK && kind == OCC_DP) {
+    status = occ_dp_validate_list(REAL(payload), np, d, lambda, &c, INTEGER(z),
+                                  REAL(sd), INTEGER(accepted));
+  } else if (status == FL_OK && kind == OCC_OFL) {
+    double *cost = (double *) R_alloc((size_t) np + 1, sizeof(double));
+    status = occ_ofl_validate_list(REAL(payload), np, d, lambda,
+                                   REAL(fl_r_get(props, "u")), cost, &c,
+                                   INTEGER(z), REAL(sd), INTEGER(accepted));
+    for (int j = 0; j < np; j++) REAL(sd)[j] = cost[j];
+  } else if (status == FL_OK) {
+    double *res = (double *) R_alloc((size_t) np * 2 * d + 1, sizeof(double));
+    for (int j = 0; j < np; j++)
+      memcpy(res + (size_t) j * 2 * d, REAL(payload) + (size_t) j * d, (size_t) d * sizeof(double));
+    unsigned char *Zb = NULL;
+    int zcap = 0;
+    status = occ_bp_validate_list(res, np, d, lambda, &c, &Zb, &zcap, INTEGER(accepted));
+    if (status == FL_OK) {
+      int nb = c.k - K;
+      bits = Rf_allocMatrix(INTSXP, np, nb);
+      for (int j = 0; j < np; j++)
+        for (int b = 0; b < nb; b++)
+          INTEGER(bits)[j + (size_t) np * b] = Zb[(size_t) j * zcap + K + b];
+      free(Zb);
+    }
+  }
+  PROTECT(bits);
+  const char *names[] = { "status", "accepted", "z", "sd", "model", "bits" };
+  SEXP out = PROTECT(fl_r_list(6, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  if (status == FL_OK) {
+    SET_VECTOR_ELT(out, 1, accepted);
+    SET_VECTOR_ELT(out, 2, z);
+    SET_VECTOR_ELT(out, 3, sd);
+    SET_VECTOR_ELT(out, 4, centers_matrix(&c));
+    SET_VECTOR_ELT(out, 5, bits);
+  }
+  occ_centers_free(&c);
+  UNPROTECT(5);
+  return out;
+}
+
+/* Caller: the model update from the combined partials of a pass (K the
+ * model's size during the pass).  Returns list(model (d x kept), map). */
+SEXP facloc_occ_cupdate(SEXP kind_, SEXP partial, SEXP K_, SEXP d_)
+{
+  int kind = Rf_asInteger(kind_), K = Rf_asInteger(K_), d = Rf_asInteger(d_), kept;
+  SEXP part = PROTECT(Rf_duplicate(partial));
+  SEXP map = PROTECT(Rf_allocVector(INTSXP, K));
+  double *model = (double *) R_alloc((size_t) K * d + 1, sizeof(double));
+  if (kind == OCC_DP) {
+    kept = occ_dp_means(REAL(part), K, d, model, INTEGER(map));
+  } else {
+    double *G = REAL(part), *B = G + (size_t) K * K;
+    kept = occ_bp_keep(G, B, K, d, INTEGER(map));
+    occ_psd_solve(G, B, kept, d);
+    memcpy(model, B, (size_t) kept * d * sizeof(double));
+  }
+  SEXP m = PROTECT(Rf_allocMatrix(REALSXP, d, kept));
+  memcpy(REAL(m), model, (size_t) kept * d * sizeof(double));
+  const char *names[] = { "model", "map" };
+  SEXP out = PROTECT(fl_r_list(2, names));
+  SET_VECTOR_ELT(out, 0, m);
+  SET_VECTOR_ELT(out, 1, map);
+  UNPROTECT(4);
+  return out;
+}

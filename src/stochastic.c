@@ -1,0 +1,199 @@
+/* Mode "stochastic": stochastic greedy (Mirzasoleiman et al., AAAI 2015).
+ * Each step draws s = ceil((m / k) log(1 / epsilon)) of the open candidates
+ * uniformly without replacement and picks the one of largest exact gain
+ * (ties to the lowest index); 1 - 1/e - epsilon of the optimum in
+ * expectation.  epsilon = 0 samples every open candidate: plain greedy.
+ *
+ * Matrix-free: from points, a gain visits only the clients it can raise.
+ * Client i gains from candidate y only if ||y - x_i|| < reach_i, where
+ * exp(-reach_i^2 / (2 sigma^2)) = cover_i (infinite while uncovered), and
+ * the clients' balls (fl_balls.h) bound ||y - x_i|| from below, per ball
+ * and per client, without touching the points.  With a given dense or
+ * sparse similarity, fl_gain reads it.
+ *
+ * The sample is drawn on the main thread from a generator seeded by
+ * c->seed and threads only split the gains of the sample, each gain summed
+ * by one thread in a fixed order: the answer depends on the seed alone. */
+#include <math.h>
+#include <stdlib.h>
+#include "fl_state.h"
+#include "fl_solvers.h"
+#include "fl_balls.h"
+#include "fl_kernel.h"
+#include "fl_rng.h"
+#include "fl_omp.h"
+
+/* Below these sizes a parallel region costs more than the work it splits:
+ * clients for the reach update, client-candidate pairs for the gains. */
+#define FL_REACH_PAR_MIN_N 4096
+#define FL_GAIN_PAR_MIN_PAIRS 100000.0
+
+typedef struct {
+  fl_balls b;
+  double *reach;       /* n, in member order */
+  double *ball_reach;  /* largest reach in each ball */
+} reach_index;
+
+static int balls_for(int n)
+{
+  return (int) ceil(sqrt((double) n));
+}
+
+int fl_stochastic_sample_size(int m, int k, double epsilon)
+{
+  if (!(epsilon > 0.0)) return m;
+  double s = ceil((double) m / (double) k * log(1.0 / epsilon));
+  if (s < 1.0) s = 1.0;
+  return s > m ? m : (int) s;
+}
+
+double fl_stochastic_bytes(const fl_problem *p, const fl_control *c)
+{
+  double bytes = 4.0 * p->m + 8.0 * fl_stochastic_sample_size(p->m, c->k, c->epsilon);
+  if (!p->sim && !p->sp_p)
+    bytes += fl_balls_bytes(p->n, p->d, balls_for(p->n)) + 8.0 * p->n + 8.0 * balls_for(p->n);
+  return bytes;
+}
+
+static void reach_free(reach_index *r)
+{
+  fl_balls_free(&r->b);
+  free(r->reach);
+  free(r->ball_reach);
+}
+
+static int reach_init(reach_index *r, const fl_problem *p, int threads)
+{
+  r->reach = malloc(sizeof(double) * (size_t) p->n);
+  r->ball_reach = NULL;
+  if (fl_balls_build(&r->b, p->x, p->n, p->d, balls_for(p->n), threads) != FL_OK) {
+    free(r->reach);
+    return FL_ERR_NOMEM;
+  }
+  r->ball_reach = malloc(sizeof(double) * (size_t) r->b.nball);
+  if (!r->reach || !r->ball_reach) { reach_free(r); return FL_ERR_NOMEM; }
+  return FL_OK;
+}
+
+/* Reaches from the current coverage (after every pick). */
+static void reach_update(reach_index *r, const double *cover, double inv2s2,
+                         int n, int threads)
+{
+  const fl_balls *b = &r->b;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (n >= FL_REACH_PAR_MIN_N)
+#endif
+  for (int c = 0; c < b->nball; c++) {
+    double most = 0.0;
+    for (int t = b->start[c]; t < b->start[c + 1]; t++) {
+      double cv = cover[b->member[t]];
+      r->reach[t] = cv > 0.0 ? sqrt(-log(cv) / inv2s2) : INFINITY;
+      if (r->reach[t] > most) most = r->reach[t];
+    }
+    r->ball_reach[c] = most;
+  }
+  (void) threads; (void) n;
+}
+
+/* Exact gain of candidate j; pruned clients cannot gain (up to rounding far
+ * below the slack of fl_balls_beyond).  Adds the kernel evaluations. */
+static double pruned_gain(const reach_index *r, const fl_problem *p, int j,
+                          const double *cover, double *pairs)
+{
+  const fl_balls *b = &r->b;
+  const double *yj = p->y + (size_t) j * p->d;
+  double g = 0.0, evals = 0.0;
+  for (int c = 0; c < b->nball; c++) {
+    double dq = sqrt(fl_sqdist(yj, b->centre + (size_t) c * p->d, p->d));
+    if (fl_balls_beyond(dq - b->radius[c], dq + b->radius[c], r->ball_reach[c])) continue;
+    for (int t = b->start[c]; t < b->start[c + 1]; t++) {
+      double rc = b->to_centre[t];
+      if (fl_balls_beyond(fabs(dq - rc), dq + rc, r->reach[t])) continue;
+      int i = b->member[t];
+      double diff = fl_rbf(p->x + (size_t) i * p->d, yj, p->d, p->inv2s2) - cover[i];
+      evals += 1.0;
+      if (diff > 0) g += p->weight ? p->weight[i] * diff : diff;
+    }
+  }
+  *pairs += evals;
+  return g;
+}
+
+/* Move a uniform sample of `size` entries of pool[0..npool-1] to its front
+ * (partial Fisher-Yates). */
+static void draw_sample(fl_rng *rng, int *pool, int npool, int size)
+{
+  for (int t = 0; t < size; t++) {
+    int u = t + fl_rng_below(rng, npool - t);
+    int tmp = pool[t]; pool[t] = pool[u]; pool[u] = tmp;
+  }
+}
+
+/* Gains of the sample pool[0..size-1], threads splitting it. */
+static void sample_gains(fl_state *s, const reach_index *r, const int *pool,
+                         int size, int threads, double *gain)
+{
+  double pairs = 0.0;
+  int parallel = (double) size * s->p.n >= FL_GAIN_PAR_MIN_PAIRS;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) reduction(+:pairs) if (parallel)
+#endif
+  for (int t = 0; t < size; t++)
+    gain[t] = r ? pruned_gain(r, &s->p, pool[t], s->cover, &pairs)
+                : fl_gain(&s->p, pool[t], s->cover);
+  (void) threads; (void) parallel;
+  s->pairs += pairs;
+  s->evaluations += size;
+}
+
+static int run(fl_state *s, reach_index *r, const fl_control *c, int *pool,
+               double *gain, int sample, fl_result *res)
+{
+  const fl_problem *p = &s->p;
+  int npool = 0;
+  for (int j = 0; j < p->m; j++)
+    if (!s->chosen[j]) pool[npool++] = j;
+  fl_rng rng;
+  fl_rng_seed(&rng, (uint64_t) c->seed);
+  for (int round = 0; round < c->k && npool > 0; round++) {
+    if (fl_interrupted(c)) return FL_INTERRUPTED;
+    int size = sample < npool ? sample : npool;
+    draw_sample(&rng, pool, npool, size);
+    if (r) reach_update(r, s->cover, p->inv2s2, p->n, c->threads);
+    sample_gains(s, r, pool, size, c->threads, gain);
+    int best = 0;
+    for (int t = 1; t < size; t++)
+      if (gain[t] > gain[best] || (gain[t] == gain[best] && pool[t] < pool[best]))
+        best = t;
+    fl_state_select(s, pool[best], gain[best], res);
+    pool[best] = pool[--npool];
+    fl_progress(c, round + 1, res->nselected, fl_state_objective(s));
+  }
+  return FL_OK;
+}
+
+int fl_solve_stochastic(const fl_problem *p, const fl_control *c, fl_result *res)
+{
+  fl_state s;
+  if (fl_state_init(&s, p, c->threads, 0) != FL_OK) return FL_ERR_NOMEM;
+  int sample = fl_stochastic_sample_size(p->m, c->k, c->epsilon);
+  int *pool = malloc((size_t) p->m * sizeof(int));
+  double *gain = malloc((size_t) sample * sizeof(double));
+  reach_index index, *r = NULL;    /* from points only */
+  int status = (pool && gain) ? FL_OK : FL_ERR_NOMEM;
+  if (status == FL_OK && !p->sim && !p->sp_p) {
+    status = reach_init(&index, p, c->threads);
+    if (status == FL_OK) r = &index;
+  }
+  if (status == FL_OK) status = run(&s, r, c, pool, gain, sample, res);
+  res->rounds = res->nselected;
+  res->objective = fl_state_objective(&s);
+  /* Sampling leaves most gains unseen, so there is no bound to report. */
+  res->bound = INFINITY;
+  res->evaluations = s.evaluations;
+  res->pairs = s.pairs;
+  if (r) reach_free(r);
+  free(pool); free(gain);
+  fl_state_free(&s);
+  return status;
+}

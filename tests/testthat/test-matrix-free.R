@@ -1,0 +1,122 @@
+# Matrix-free modes hc, hpc, nhpc: exact settings reproduce greedy, the
+# relaxed defaults stay within 0.1% of it, and `bound` is a true bound.
+
+mf_modes <- c("hc", "hpc", "nhpc")
+exact_control <- facility_control(batch = 1, eps = 0, tau = 1)
+
+blobs <- function(n, d, centers, spread, seed) {
+  set.seed(seed)
+  C <- matrix(rnorm(centers * d, sd = 4), centers, d)
+  C[sample(centers, n, replace = TRUE), , drop = FALSE] +
+    matrix(rnorm(n * d, sd = spread), n, d)
+}
+
+mf_cases <- list(
+  gauss = list(X = { set.seed(1); matrix(rnorm(240 * 4), ncol = 4) }, sigma = 1, k = 12),
+  blobs = list(X = blobs(300, 5, 6, 0.7, 2), sigma = 1.5, k = 25),
+  ties = list(X = { set.seed(3); Z <- matrix(round(rnorm(60 * 2)), ncol = 2); rbind(Z, Z) },
+              sigma = 1, k = 8)
+)
+
+expect_same_greedy <- function(fit, ref) {
+  expect_identical(fit$selected, as.integer(ref$selected))
+  expect_equal(fit$gains, ref$gains, tolerance = 1e-9)
+  expect_equal(fit$objective, ref$objective, tolerance = 1e-9)
+}
+
+test_that("exact settings reproduce greedy in every matrix-free mode at 1 and 2 threads", {
+  for (case in mf_cases) {
+    W <- ref_similarity(case$X, sigma = case$sigma)
+    ref <- ref_greedy(W, case$k)
+    for (mode in mf_modes) for (threads in 1:2) {
+      fit <- facility_greedy(case$X, case$k, mode = mode, sigma = case$sigma,
+                             threads = threads, control = exact_control)
+      expect_same_greedy(fit, ref)
+      expect_gte(fit$bound, fit$objective)
+    }
+  }
+})
+
+test_that("exact settings honour weights, separate candidates and initial facilities", {
+  set.seed(4)
+  X <- blobs(200, 3, 5, 0.8, 4)
+  Y <- blobs(70, 3, 5, 1, 5)
+  w <- runif(nrow(X), 0, 3)
+  init <- c(3L, 40L)
+  W <- ref_similarity(X, Y, sigma = 1.2)
+  ref <- ref_greedy(W, 10, weights = w, initial = init)
+  g <- facility_greedy(X, 10, mode = "g", sigma = 1.2, candidates = Y, weights = w,
+                       initial = init, threads = 1)
+  expect_same_greedy(g, ref)
+  for (mode in mf_modes) for (threads in 1:2) {
+    fit <- facility_greedy(X, 10, mode = mode, sigma = 1.2, candidates = Y, weights = w,
+                           initial = init, threads = threads, control = exact_control)
+    expect_same_greedy(fit, ref)
+    expect_false(any(fit$selected %in% init))
+    expect_gte(fit$bound, fit$objective)
+  }
+})
+
+test_that("the relaxed defaults reach 99.9% of greedy and bound the objective", {
+  for (case in mf_cases) {
+    g <- facility_greedy(case$X, case$k, mode = "g", sigma = case$sigma, threads = 1)
+    for (mode in mf_modes) for (threads in 1:2) {
+      fit <- facility_greedy(case$X, case$k, mode = mode, sigma = case$sigma,
+                             threads = threads)
+      expect_gte(fit$objective, 0.999 * g$objective)
+      expect_gte(fit$bound, fit$objective)
+      expect_equal(fit$objective, facility_objective(case$X, fit$selected, sigma = case$sigma),
+                   tolerance = 1e-12)
+      expect_equal(length(unique(fit$selected)), case$k)
+      expect_gt(fit$pairs, 0)
+      expect_gt(fit$evaluations, 0)
+      expect_gte(fit$rounds, ceiling(case$k / max(1, case$k %/% 20)))
+    }
+  }
+})
+
+test_that("pruned settings keep the bound above the brute-force optimum", {
+  for (seed in 1:4) {
+    set.seed(seed)
+    X <- matrix(rnorm(14 * 2), ncol = 2)
+    w <- runif(14, 0.5, 2)
+    W <- ref_similarity(X, sigma = 0.8)
+    for (k in 2:3) {
+      opt <- ref_optimum(W, k, weights = w)
+      for (mode in mf_modes) {
+        for (control in list(exact_control,
+                             facility_control(batch = 2, eps = 0.5, tau = 0.5, clusters = 3))) {
+          fit <- facility_greedy(X, k, mode = mode, sigma = 0.8, weights = w,
+                                 threads = 2, control = control)
+          expect_gte(fit$bound, opt * (1 - 1e-12))
+          expect_lte(fit$objective, opt * (1 + 1e-12))
+        }
+      }
+    }
+  }
+})
+
+test_that("the same call twice gives the same answer", {
+  X <- mf_cases$blobs$X
+  for (mode in mf_modes) {
+    a <- facility_greedy(X, 20, mode = mode, sigma = 1.5, threads = 2)
+    b <- facility_greedy(X, 20, mode = mode, sigma = 1.5, threads = 2)
+    expect_identical(a[c("selected", "gains", "objective", "bound", "evaluations", "pairs")],
+                     b[c("selected", "gains", "objective", "bound", "evaluations", "pairs")])
+  }
+})
+
+test_that("nhpc with one thread per group, k = m and verbose progress", {
+  X <- mf_cases$blobs$X
+  W <- ref_similarity(X, sigma = 1.5)
+  ctrl <- facility_control(batch = 1, eps = 0, tau = 1, group_size = 1)
+  fit <- facility_greedy(X, 15, mode = "nhpc", sigma = 1.5, threads = 2, control = ctrl)
+  expect_same_greedy(fit, ref_greedy(W, 15))
+  # choosing every candidate leaves nothing to add: the bound is f(S)
+  small <- X[1:30, ]
+  all <- facility_greedy(small, 30, mode = "nhpc", sigma = 1.5, threads = 2)
+  expect_setequal(all$selected, 1:30)
+  expect_equal(all$bound, all$objective)
+  expect_output(facility_greedy(X, 3, mode = "nhpc", sigma = 1.5, threads = 1, verbose = TRUE),
+                "round 1")
+})

@@ -1,0 +1,117 @@
+# Threads: the same answer on every run and, for the exact modes, for every
+# number of threads; requests above the cores are capped; the environment
+# variables that limit threads are honoured.
+
+set.seed(7)
+Xt <- rbind(matrix(rnorm(150, 0, 1), 50), matrix(rnorm(150, 4, 1), 50),
+            matrix(rep(c(2, 2, 2), each = 20), 20))   # 20 identical points: ties
+sigma_t <- 1.5
+
+# Run the solver through its .Call entry with any thread count: the R
+# wrapper caps `threads` at the cores, this does not, so 5 threads on a
+# 2-core machine really oversubscribes.
+solve_raw <- function(X, k, mode, threads) {
+  problem <- facility_problem(X, sigma_t)
+  ctrl <- solver_control(facility_control(), mode, k, threads, FALSE)
+  out <- .Call(C_facloc_solve, problem, ctrl)
+  check_status(out$status)
+  out
+}
+
+test_that("repeated runs give identical results", {
+  for (mode in c("g", "c", "dc")) {
+    first <- facility_greedy(Xt, 15, mode = mode, threads = 2, sigma = sigma_t)
+    for (rep in 1:3) {
+      again <- facility_greedy(Xt, 15, mode = mode, threads = 2, sigma = sigma_t)
+      expect_identical(again$selected, first$selected)
+      expect_identical(again$gains, first$gains)
+      expect_identical(again$objective, first$objective)
+      expect_identical(again$bound, first$bound)
+    }
+  }
+})
+
+test_that("exact modes are identical over 1, 2 and more threads than cores", {
+  cores <- available_cores()
+  ref <- ref_greedy(ref_similarity(Xt, sigma = sigma_t), 15)
+  base <- solve_raw(Xt, 15, "g", 1)
+  expect_identical(base$selected, as.integer(ref$selected))
+  for (mode in c("g", "c", "dc")) for (threads in unique(c(1, 2, cores + 3))) {
+    out <- solve_raw(Xt, 15, mode, threads)
+    label <- sprintf("mode %s, %d threads", mode, threads)
+    expect_identical(out$selected, base$selected, label = label)
+    expect_identical(out$gains, base$gains, label = label)
+    expect_identical(out$objective, base$objective, label = label)
+  }
+})
+
+test_that("threads above the available cores are accepted and capped", {
+  cap <- thread_cap()
+  fit <- facility_greedy(Xt, 5, mode = "dc", threads = cap + 50, sigma = sigma_t)
+  expect_identical(fit$threads, cap)
+  expect_identical(resolve_threads(10^6), cap)
+  expect_identical(resolve_threads(1), 1L)
+})
+
+test_that("the cap is documented in ?facloc_threads", {
+  rd <- test_path("..", "..", "man", "facloc_threads.Rd")
+  skip_if_not(file.exists(rd), "sources of the help pages not available")
+  text <- paste(readLines(rd), collapse = " ")
+  expect_match(text, "capped", fixed = TRUE)
+  expect_match(text, "OMP_THREAD_LIMIT", fixed = TRUE)
+  expect_match(text, "OMP_NUM_THREADS", fixed = TRUE)
+  expect_match(text, "_R_CHECK_LIMIT_CORES_", fixed = TRUE)
+})
+
+# Set environment variables until the calling test ends (withr's
+# local_envvar, without the dependency).
+local_env <- function(vars, frame = parent.frame()) {
+  old <- Sys.getenv(names(vars), unset = NA, names = TRUE)
+  do.call(Sys.setenv, as.list(vars))
+  restore <- function() {
+    set <- !is.na(old)
+    if (any(set)) do.call(Sys.setenv, as.list(old[set]))
+    if (any(!set)) Sys.unsetenv(names(old)[!set])
+  }
+  do.call(on.exit, list(bquote(.(restore)()), add = TRUE, after = FALSE), envir = frame)
+}
+
+test_that("OMP_THREAD_LIMIT caps the default and every request", {
+  old <- facloc_threads(NULL)
+  on.exit(facloc_threads(old), add = TRUE)
+  local_env(c(OMP_THREAD_LIMIT = "1", OMP_NUM_THREADS = ""))
+  expect_identical(facloc_threads(), 1L)
+  expect_identical(resolve_threads(4), 1L)
+  fit <- facility_greedy(Xt, 3, mode = "c", threads = 2, sigma = sigma_t)
+  expect_identical(fit$threads, 1L)
+})
+
+test_that("OMP_NUM_THREADS sets the default but not explicit requests", {
+  old <- facloc_threads(NULL)
+  on.exit(facloc_threads(old), add = TRUE)
+  local_env(c(OMP_NUM_THREADS = "1", OMP_THREAD_LIMIT = "", `_R_CHECK_LIMIT_CORES_` = "",
+              `_R_CHECK_PACKAGE_NAME_` = ""))
+  expect_identical(facloc_threads(), 1L)
+  expect_identical(resolve_threads(2), min(2L, available_cores()))
+  # a nested list such as "3,2" uses its first level
+  local_env(c(OMP_NUM_THREADS = "1,4"))
+  expect_identical(facloc_threads(), 1L)
+})
+
+test_that("_R_CHECK_LIMIT_CORES_ limits the default to 2", {
+  old <- facloc_threads(NULL)
+  on.exit(facloc_threads(old), add = TRUE)
+  local_env(c(`_R_CHECK_LIMIT_CORES_` = "TRUE", OMP_NUM_THREADS = "", OMP_THREAD_LIMIT = ""))
+  expect_lte(facloc_threads(), 2L)
+  local_env(c(`_R_CHECK_LIMIT_CORES_` = "false", `_R_CHECK_PACKAGE_NAME_` = ""))
+  expect_identical(facloc_threads(), thread_cap())
+})
+
+test_that("facloc_threads(n) sets the default used by the solvers", {
+  old <- facloc_threads(1)
+  on.exit(facloc_threads(old), add = TRUE)
+  expect_identical(facloc_threads(), 1L)
+  expect_identical(facility_greedy(Xt, 2, mode = "g", sigma = sigma_t)$threads, 1L)
+  facloc_threads(10^6)
+  expect_identical(facloc_threads(), thread_cap())
+})
