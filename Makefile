@@ -1,7 +1,9 @@
 # Two commands for a fresh machine (see README.md):
 #   make demo   install what is missing, install facloc, run the main job
 #   make check  install what is missing, R CMD build + R CMD check --as-cran
-.PHONY: deps demo check document
+#   make sanitize / make valgrind   ASan+UBSan / memcheck runs of the C core's
+#                   fuzz harness and the tests (TESTS=REGEX picks test files)
+.PHONY: deps demo check document sanitize valgrind
 
 deps:
 	bash tools/install-deps.sh
@@ -17,3 +19,9 @@ check: deps
 
 document:
 	bash tools/dev-document.sh
+
+sanitize: deps
+	bash tools/sanitize.sh '$(TESTS)'
+
+valgrind: deps
+	bash tools/valgrind.sh '$(TESTS)'

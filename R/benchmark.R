@@ -107,6 +107,7 @@ facility_benchmark <- function(presets = "small", modes = c("dc", "nhpc"),
   state <- new.env(parent = emptyenv())
   state$rows <- list()
   state$references <- list()
+  state$pending <- list()
   state$done <- 0L
   total <- length(presets) * length(modes) * length(threads) * reps
   interrupted <- tryCatch({
@@ -114,22 +115,29 @@ facility_benchmark <- function(presets = "small", modes = c("dc", "nhpc"),
       bench_preset(state, preset, modes, threads, k, reps, n, sigma, control,
                    seed, file, progress, total)
     FALSE
-  }, interrupt = function(cnd) TRUE)
-  if (interrupted && progress)
+  }, interrupt = function(cnd) {
+    flush_pending(state, file)
+    TRUE
+  })
+  if (interrupted && progress) {
+    done <- sum(vapply(state$rows, nrow, integer(1)))
     message(sprintf("facility_benchmark: interrupted; returning the %d finished run%s",
-                    length(state$rows), if (length(state$rows) == 1L) "" else "s"))
+                    done, if (done == 1L) "" else "s"))
+  }
   new_facility_benchmark(state, sigma, control, seed, interrupted)
 }
 
 # All runs of one preset.  Rows whose reference is known are kept (and
-# written to `file`) at once; with a best-known reference, at the end.
+# written to `file`) at once; with a best-known reference they wait in
+# state$pending until the preset ends (or is interrupted).
 bench_preset <- function(state, preset, modes, threads, k, reps, n, sigma,
                          control, seed, file, progress, total) {
   p <- preset_row(preset)
   X <- facility_data(preset, n = n, seed = seed)
   k <- if (is.null(k)) p$k else k
   ref <- exact_reference(X, k, sigma, max(threads))
-  pending <- list()
+  if (!is.null(ref))
+    state$references[[preset]] <- reference_row(preset, ref$objective, "exact", ref$method)
   for (mode in modes) for (t in threads) for (rep in seq_len(reps)) {
     row <- bench_run(X, p, k, mode, t, rep, sigma, control)
     state$done <- state$done + 1L
@@ -137,21 +145,29 @@ bench_preset <- function(state, preset, modes, threads, k, reps, n, sigma,
       row <- with_quality(row, ref$objective, "exact")
       keep_rows(state, row, file)
     } else {
-      pending[[length(pending) + 1L]] <- row
+      state$pending[[length(state$pending) + 1L]] <- row
     }
     if (progress) message(progress_line(row, state$done, total))
   }
-  if (is.null(ref)) {
-    rows <- do.call(rbind, pending)
-    found <- rows$objective[!is.na(rows$objective)]
-    ref <- list(objective = if (length(found)) max(found) else NA_real_,
-                method = "best objective of the runs")
-    keep_rows(state, with_quality(rows, ref$objective, "best"), file)
-  }
-  state$references[[preset]] <- data.frame(
-    preset = preset, objective = ref$objective,
-    reference = if (identical(ref$method, "best objective of the runs")) "best" else "exact",
-    method = ref$method, stringsAsFactors = FALSE)
+  flush_pending(state, file)
+}
+
+# Keep the rows waiting for a best-known reference: the best objective
+# among them becomes the reference of their preset.
+flush_pending <- function(state, file) {
+  if (!length(state$pending)) return(invisible())
+  rows <- do.call(rbind, state$pending)
+  state$pending <- list()
+  found <- rows$objective[!is.na(rows$objective)]
+  best <- if (length(found)) max(found) else NA_real_
+  state$references[[rows$preset[1]]] <- reference_row(rows$preset[1], best, "best",
+                                                      "best objective of the runs")
+  keep_rows(state, with_quality(rows, best, "best"), file)
+}
+
+reference_row <- function(preset, objective, kind, method) {
+  data.frame(preset = preset, objective = objective, reference = kind,
+             method = method, stringsAsFactors = FALSE)
 }
 
 # Exact greedy's objective on X, untimed: "dc" when W fits in memory, else

@@ -114,20 +114,21 @@ facility_presets <- function() {
 #' Generates the points of one of the twelve presets of
 #' \code{\link{facility_presets}()}.
 #'
-#' The matrix depends only on \code{preset}, \code{n}, \code{d} and \code{seed}: it is drawn
-#' with R's Mersenne-Twister, Inversion and Rejection generators whatever
-#' \code{\link{RNGkind}()} says, so it is the same on every platform, and the caller's
-#' random number state is restored afterwards. The cluster centres are drawn
-#' first, so a smaller \code{n} gives a sample of the same mixture. Rows come in
-#' random order (not grouped by cluster); the attribute \code{cluster} gives each
-#' row's cluster.
+#' The matrix depends only on \code{preset}, \code{n}, \code{d} and
+#' \code{seed}: it is drawn with R's Mersenne-Twister, Inversion and
+#' Rejection generators whatever \code{\link{RNGkind}()} says, so it is the
+#' same on every platform, and the caller's random number state is restored
+#' afterwards. The cluster centres are drawn first, so a smaller \code{n}
+#' gives a sample of the same mixture. Rows come in random order (not
+#' grouped by cluster); the attribute \code{cluster} gives each row's
+#' cluster.
 #'
 #' @param preset Name of a preset, see \code{\link{facility_presets}()}.
 #' @param n Number of points; \code{NULL} for the preset's size.
 #' @param d Dimension (32 in the specification).
 #' @param seed Seed, a whole number.
-#' @return A numeric \code{n} by \code{d} matrix, with attributes \code{preset} and
-#'   \code{cluster}.
+#' @return A numeric \code{n} by \code{d} matrix, with attributes
+#'   \code{preset} and \code{cluster}.
 #' @seealso \code{\link{facility_presets}()}, \code{\link{facility_benchmark}()}
 #' @export
 #' @examples
@@ -157,7 +158,8 @@ mixture_points <- function(n, d, p) {
   prob <- seq_len(p$clusters)^(-p$skew)
   prob <- prob / sum(prob)
   spread <- p$spread * scale * (prob * p$clusters)^p$spread_power
-  cluster <- sample(rep(seq_len(p$clusters), cluster_sizes(n, prob)))
+  cluster <- rep(seq_len(p$clusters), cluster_sizes(n, prob))
+  cluster <- cluster[sample.int(n)]   # sample(x) would misread a length-1 x
   X <- centers[cluster, , drop = FALSE] +
     matrix(stats::rnorm(n * d), n) * spread[cluster]
   structure(X, preset = p$name, cluster = cluster)

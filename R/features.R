@@ -38,10 +38,11 @@ check_sparse_similarity <- function(similarity) {
   dims <- dim(similarity)
   if (dims[1] < 1L || dims[2] < 1L)
     abort_argument("similarity", "must not be empty")
-  x <- similarity@x
-  if (anyNA(x) || any(!is.finite(x)))
+  # range() checks the non-zeros without vector-sized temporaries
+  span <- if (length(similarity@x)) range(similarity@x) else c(0, 0)
+  if (anyNA(span) || any(!is.finite(span)))
     abort_argument("similarity", "must not contain NA, NaN or infinite values")
-  if (any(x < 0))
+  if (span[1] < 0)
     abort_argument("similarity", "must be non-negative")
   similarity
 }

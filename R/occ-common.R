@@ -53,8 +53,10 @@ check_order <- function(order, n) {
 occ_call <- function(kind, X, lambda, serial, workers, batch, order, shards,
                      threads, max_iter, u = NULL, perm = NULL, what) {
   x <- if (is.null(perm)) t(X) else t(X[perm, , drop = FALSE])
-  slots <- max(as.double(workers) * batch, 2^21 / (ncol(X) + 1))   # see occ_pass()
-  bytes <- 8 * as.double(length(x)) + 32 * nrow(X) + 16 * slots * (ncol(X) + 1)
+  # the points, per-point state, and proposal scratch (at most 16 MiB or
+  # one epoch, see max_chunk() in src/occ_common.c)
+  scratch <- max(2^24, as.double(workers) * batch * (16 * ncol(X) + 1))
+  bytes <- 8 * as.double(length(x)) + 32 * nrow(X) + scratch
   check_memory(bytes, sprintf("%s on %d points", what, nrow(X)), "use fewer points")
   control <- list(lambda = lambda, serial = as.integer(serial), workers = workers,
                   batch = batch, order = order, shards = as.integer(shards),

@@ -15,13 +15,14 @@ double fl_balls_bytes(int n, int d, int nball)
 {
   double ns = n < FL_BALLS_SAMPLE ? n : FL_BALLS_SAMPLE;
   return 8.0 * nball * (d + 1) + 4.0 * (nball + 1) + 12.0 * n   /* the balls */
+    + 8.0 * n * d                                                /* xs */
     + 8.0 * ns * d + 4.0 * ns + 12.0 * n + 8.0 * nball * d;     /* temporaries */
 }
 
 void fl_balls_free(fl_balls *b)
 {
   free(b->centre); free(b->radius); free(b->start);
-  free(b->member); free(b->to_centre);
+  free(b->member); free(b->to_centre); free(b->xs);
   memset(b, 0, sizeof *b);
 }
 
@@ -66,9 +67,10 @@ int fl_balls_build(fl_balls *b, const double *x, int n, int d, int nball, int th
   b->start = calloc((size_t) b->nball + 1, sizeof(int));
   b->member = malloc(sizeof(int) * (size_t) n);
   b->to_centre = malloc(sizeof(double) * (size_t) n);
+  b->xs = malloc(sizeof(double) * (size_t) n * d);
   int *assign = malloc(sizeof(int) * (size_t) n);
   double *d2 = malloc(sizeof(double) * (size_t) n);
-  int ok = b->centre && b->radius && b->start && b->member && b->to_centre &&
+  int ok = b->centre && b->radius && b->start && b->member && b->to_centre && b->xs &&
            assign && d2 && sample_centres(b, x, n, d, threads) == FL_OK;
   if (ok) {
 #ifdef _OPENMP
@@ -85,6 +87,7 @@ int fl_balls_build(fl_balls *b, const double *x, int n, int d, int nball, int th
     for (int i = 0; ok && i < n; i++) {
       int t = next[assign[i]]++;
       b->member[t] = i;
+      memcpy(b->xs + (size_t) t * d, x + (size_t) i * d, sizeof(double) * d);
       b->to_centre[t] = sqrt(d2[i]);
       if (b->to_centre[t] > b->radius[assign[i]]) b->radius[assign[i]] = b->to_centre[t];
     }

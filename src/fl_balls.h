@@ -13,6 +13,8 @@ typedef struct {
   int *start;         /* nball + 1: ball c is member[start[c] .. start[c+1]-1] */
   int *member;        /* n point indices grouped by ball, increasing within one */
   double *to_centre;  /* n: distance of member[t] to its centre */
+  double *xs;         /* n x d: the points in member order, so a ball is
+                       * scanned as one contiguous stretch of memory */
 } fl_balls;
 
 /* Group the n points x (n x d, row-major) into at most nball balls around
@@ -20,7 +22,7 @@ typedef struct {
  * split the distance computations.  On failure all is freed. */
 int fl_balls_build(fl_balls *b, const double *x, int n, int d, int nball, int threads);
 void fl_balls_free(fl_balls *b);
-/* Bytes fl_balls_build allocates, temporaries included. */
+/* Bytes fl_balls_build allocates, temporaries and the copy xs included. */
 double fl_balls_bytes(int n, int d, int nball);
 
 /* Relative slack of every pruning test: the bounds come from rounded

@@ -6,6 +6,10 @@
 #include "fl_omp.h"
 #include "kmeans.h"
 
+/* Leaves per top-level cluster at most: past this, leaves are finer than
+ * the structure the bounds can use and every evaluation pays one distance
+ * per leaf (n = 1e6 would otherwise have 4000 leaves). */
+#define FL_MAX_LEAVES 64
 /* Initial facilities are opened this many at a time. */
 #define FL_INIT_BATCH 16
 
@@ -24,6 +28,15 @@ static int leaf_size(int n)
   return s < 8 ? 8 : s;
 }
 
+/* A top-level cluster of size clients is split into this many leaves. */
+static int leaves_of(int size, int leaf)
+{
+  if (size == 0) return 0;
+  int K2 = (size + leaf / 2) / leaf;
+  if (K2 > FL_MAX_LEAVES) K2 = FL_MAX_LEAVES;
+  return K2 < 1 ? 1 : K2;
+}
+
 static int top_clusters(const fl_problem *p, const fl_control *c)
 {
   int K1 = c->clusters < p->n ? c->clusters : p->n;
@@ -32,7 +45,8 @@ static int top_clusters(const fl_problem *p, const fl_control *c)
 
 int fl_clusters_max_leaves(const fl_problem *p, const fl_control *c)
 {
-  return top_clusters(p, c) + p->n / leaf_size(p->n) + 1;
+  int K = top_clusters(p, c) + p->n / leaf_size(p->n) + 1;
+  return K < FL_MAX_LEAVES * top_clusters(p, c) ? K : FL_MAX_LEAVES * top_clusters(p, c);
 }
 
 double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
@@ -144,7 +158,7 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
 {
   int n = cl->n, d = cl->d, K1 = top_clusters(p, c), leaf = leaf_size(n);
   double *top = malloc((size_t) K1 * d * sizeof(double));
-  int *start = calloc((size_t) K1 + 1, sizeof(int));
+  int *start = calloc(2 * (size_t) K1 + 1, sizeof(int));   /* + base */
   int *who = malloc((size_t) n * sizeof(int));
   int *sub = malloc((size_t) n * sizeof(int));
   int status = FL_ERR_NOMEM;
@@ -159,18 +173,27 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
     }
     for (int t = K1; t > 0; t--) start[t] = start[t - 1];
     start[0] = 0;
-    status = FL_OK;
+    /* leaves per cluster first, so the clusters can be split in parallel
+     * (each split is serial and depends only on its cluster) */
+    int *base = start + K1 + 1;
     cl->K = 0;
-    for (int t = 0; t < K1 && status == FL_OK; t++) {
+    for (int t = 0; t < K1; t++) {
+      base[t] = cl->K;
+      cl->K += leaves_of(start[t + 1] - start[t], leaf);
+    }
+    int failed = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(c->threads) schedule(dynamic, 1) reduction(|:failed)
+#endif
+    for (int t = 0; t < K1; t++) {
       int size = start[t + 1] - start[t];
       if (size == 0) continue;
-      int K2 = (size + leaf / 2) / leaf;
-      if (K2 < 1) K2 = 1;
-      status = fl_kmeans(cl->xs + (size_t) start[t] * d, size, d, K2, c->seed + (unsigned) t,
-                         c->threads, sub + start[t], cl->mu + (size_t) cl->K * d);
-      for (int i = start[t]; i < start[t + 1]; i++) assign[who[i]] = cl->K + sub[i];
-      cl->K += K2;
+      failed |= fl_kmeans(cl->xs + (size_t) start[t] * d, size, d, leaves_of(size, leaf),
+                          c->seed + (unsigned) t, 1, sub + start[t],
+                          cl->mu + (size_t) base[t] * d) != FL_OK;
+      for (int i = start[t]; i < start[t + 1]; i++) assign[who[i]] = base[t] + sub[i];
     }
+    status = failed ? FL_ERR_NOMEM : FL_OK;
   }
   free(top); free(start); free(who); free(sub);
   return status;

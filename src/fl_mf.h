@@ -11,15 +11,20 @@
 #include "fl_barrier.h"
 
 /* Per-heap evaluation scratch, shared by the threads of the group working
- * on that heap.  cand is double-buffered by evaluation parity, so the
- * leader may post the next candidate while followers still read the last. */
+ * on that heap.  The leader posts up to cap candidates at a time; their
+ * work items (candidate, chunk) are dealt to the lanes.  posted is
+ * double-buffered by step parity, so the leader may post the next step
+ * while followers still read the last. */
 typedef struct {
-  int cand[2];
-  fl_entry pending;    /* the entry being evaluated */
-  double left;         /* bound on what the evaluation skips */
-  int nlist;           /* chunks to evaluate, in chunk order */
-  int *list;
-  double *partial;     /* nchunks partial gains */
+  int posted[2];
+  int cap, npend;
+  fl_entry *pending;   /* cap: the entries being evaluated */
+  double *left;        /* cap: bound on what each evaluation skips */
+  int *cand;           /* cap: their candidates */
+  int *qstart;         /* cap + 1: first item of each */
+  int nitems;
+  int *item_ch, *item_q;  /* chunk and posted candidate of each item */
+  double *partial;     /* partial gain of each item */
   double *hw, *d2;     /* K each: reaches and squared center distances */
   unsigned char *eval; /* K */
 } fl_mf_heap;

@@ -64,13 +64,12 @@ static int beyond_kth(const knn_hit *h, int size, int k, double lb, double scale
 }
 
 static void scan_ball(const fl_balls *b, int c, double dq, const double *q,
-                      const double *y, int k, knn_hit *h, int *size)
+                      int k, knn_hit *h, int *size)
 {
   for (int t = b->start[c]; t < b->start[c + 1]; t++) {
     double rc = b->to_centre[t];
     if (beyond_kth(h, *size, k, fabs(dq - rc), dq + rc)) continue;
-    int j = b->member[t];
-    knn_hit e = { fl_sqdist(q, y + (size_t) j * b->d, b->d), j };
+    knn_hit e = { fl_sqdist(q, b->xs + (size_t) t * b->d, b->d), b->member[t] };
     offer(h, size, k, e);
   }
 }
@@ -88,15 +87,14 @@ static int hit_order(const void *a, const void *b)
   return hit_worse(*x, *y) - hit_worse(*y, *x);
 }
 
-static void query(const fl_balls *b, const double *q, const double *y, int k,
-                  double *dq, knn_ball *order, knn_hit *h, int *nbr, double *dist2)
+static void query(const fl_balls *b, const double *q, int k, double *dq, knn_ball *order, knn_hit *h, int *nbr, double *dist2)
 {
   int own = 0, size = 0, norder = 0;
   for (int c = 0; c < b->nball; c++) {
     dq[c] = sqrt(fl_sqdist(q, b->centre + (size_t) c * b->d, b->d));
     if (dq[c] < dq[own]) own = c;
   }
-  scan_ball(b, own, dq[own], q, y, k, h, &size);
+  scan_ball(b, own, dq[own], q, k, h, &size);
   for (int c = 0; c < b->nball; c++) {
     double lb = dq[c] - b->radius[c];
     if (c != own && b->start[c + 1] > b->start[c] &&
@@ -109,7 +107,7 @@ static void query(const fl_balls *b, const double *q, const double *y, int k,
   for (int t = 0; t < norder; t++) {
     int c = order[t].c;
     if (beyond_kth(h, size, k, order[t].lb, dq[c] + b->radius[c])) break;
-    scan_ball(b, c, dq[c], q, y, k, h, &size);
+    scan_ball(b, c, dq[c], q, k, h, &size);
   }
   qsort(h, (size_t) k, sizeof(knn_hit), hit_order);
   for (int t = 0; t < k; t++) {
@@ -137,12 +135,18 @@ int fl_knn(const double *x, int n, const double *y, int m, int d, int k,
 #endif
   {
     int me = fl_thread_id();
+    /* Queries that are the candidates go in ball order: neighbours run
+     * through the same few balls, which then stay in cache. */
+    int same = x == y && n == m;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 64)
 #endif
-    for (int i = 0; i < n; i++)
-      query(&b, x + (size_t) i * d, y, k, dq + g * me, order + g * me,
-            hits + (size_t) k * me, nbr + (size_t) i * k, dist2 + (size_t) i * k);
+    for (int t = 0; t < n; t++) {
+      int i = same ? b.member[t] : t;
+      query(&b, same ? b.xs + (size_t) t * d : x + (size_t) i * d, k, dq + g * me,
+            order + g * me, hits + (size_t) k * me, nbr + (size_t) i * k,
+            dist2 + (size_t) i * k);
+    }
   }
   free(dq); free(order); free(hits);
   fl_balls_free(&b);

@@ -21,6 +21,8 @@
 #define FL_UB_SLACK 1e-12
 /* Exact evaluations allowed to tighten the final bound: 4 k + this. */
 #define FL_REFINE_EXTRA 64
+/* Candidates posted per lane and group evaluation step (nhpc). */
+#define FL_POST_PER_LANE 2
 /* Candidates whose exact gains set the first round's skip threshold. */
 #define FL_REF_SAMPLE 16
 /* Clusters whose bound is below this fraction of the skip threshold are
@@ -45,6 +47,15 @@ static int heap_count(const fl_control *c)
   return H < 1 ? 1 : H;
 }
 
+/* Candidates a group leader posts per pair of group barriers: with M > 1
+ * lanes, a few at once keep the lanes busy between barriers (at the price
+ * of evaluating a few tops lazy greedy might not have needed). */
+static int post_cap(const fl_control *c)
+{
+  int M = group_size(c);
+  return M > 1 ? FL_POST_PER_LANE * M : 1;
+}
+
 static int batch_size(const fl_control *c)
 {
   int b = c->batch < c->k ? c->batch : c->k;
@@ -57,7 +68,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double H = heap_count(c), b = batch_size(c), K = fl_clusters_max_leaves(p, c);
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
-    + H * (12.0 * nchunks + 17.0 * K + 64.0 * b + 256.0)
+    + H * (20.0 * nchunks * post_cap(c) + 17.0 * K + 64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
     + c->threads * (9.0 * K + 8.0 * FL_MF_PAD);
 }
@@ -66,7 +77,9 @@ static void mf_free(fl_mf *r)
 {
   if (r->hs)
     for (int h = 0; h < r->nheaps; h++) {
-      free(r->hs[h].list); free(r->hs[h].partial);
+      free(r->hs[h].pending); free(r->hs[h].left); free(r->hs[h].cand);
+      free(r->hs[h].qstart); free(r->hs[h].item_ch); free(r->hs[h].item_q);
+      free(r->hs[h].partial);
       free(r->hs[h].hw); free(r->hs[h].d2); free(r->hs[h].eval);
     }
   free(r->heaps); free(r->hs); free(r->bar); free(r->entries);
@@ -105,12 +118,20 @@ static int mf_alloc(fl_mf *r)
   for (size_t h = 0; h < H; h++) {
     fl_mf_heap *s = &r->hs[h];
     fl_barrier_init(&r->bar[h]);
-    s->list = malloc(nch * sizeof(int));
-    s->partial = malloc(nch * sizeof(double));
+    size_t Q = (size_t) post_cap(r->c);
+    s->cap = (int) Q;
+    s->pending = malloc(Q * sizeof(fl_entry));
+    s->left = malloc(Q * sizeof(double));
+    s->cand = malloc(Q * sizeof(int));
+    s->qstart = malloc((Q + 1) * sizeof(int));
+    s->item_ch = malloc(Q * nch * sizeof(int));
+    s->item_q = malloc(Q * nch * sizeof(int));
+    s->partial = malloc(Q * nch * sizeof(double));
     s->hw = malloc(K * sizeof(double));
     s->d2 = malloc(K * sizeof(double));
     s->eval = malloc(K);
-    if (!s->list || !s->partial || !s->hw || !s->d2 || !s->eval) return FL_ERR_NOMEM;
+    if (!s->pending || !s->left || !s->cand || !s->qstart || !s->item_ch ||
+        !s->item_q || !s->partial || !s->hw || !s->d2 || !s->eval) return FL_ERR_NOMEM;
   }
   return FL_OK;
 }
@@ -131,70 +152,90 @@ static void initial_keys(fl_mf *r, int nopen)
   }
 }
 
-/* Chunks of the clusters the plan visits, in chunk order. */
+/* Plan the evaluation of candidate j as the group's next posted candidate:
+ * its work items are the chunks of the clusters the plan visits, in chunk
+ * order, appended to the items of the candidates posted before it. */
 static void plan_eval(fl_mf *r, fl_mf_heap *s, int j, int all)
 {
   const fl_clusters *cl = &r->cl;
+  int q = s->npend++;
   fl_clusters_reach(cl, cl->y + (size_t) j * cl->d, s->hw, s->d2);
-  s->left = fl_clusters_plan(cl, s->hw, s->d2, r->thresh, all, s->eval);
-  s->nlist = 0;
+  s->left[q] = fl_clusters_plan(cl, s->hw, s->d2, r->thresh, all, s->eval);
+  s->cand[q] = j;
   for (int k = 0; k < cl->K; k++)
     if (s->eval[k])
       for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++)
-        if (all || cl->chunk[ch].nact > 0) s->list[s->nlist++] = ch;
+        if (all || cl->chunk[ch].nact > 0) {
+          s->item_ch[s->nitems] = ch;
+          s->item_q[s->nitems++] = q;
+        }
+  s->qstart[q + 1] = s->nitems;
 }
 
-/* This lane's share (every M-th listed chunk) of candidate j's gain. */
-static void eval_share(fl_mf *r, fl_mf_heap *s, int j, int all, int lane, int M, int tid)
+static void plan_reset(fl_mf_heap *s)
+{
+  s->npend = 0;
+  s->nitems = 0;
+  s->qstart[0] = 0;
+}
+
+/* This lane's share (every M-th work item) of the posted evaluations. */
+static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M, int tid)
 {
   const fl_clusters *cl = &r->cl;
-  const double *yc = cl->y + (size_t) j * cl->d;
   double pairs = 0.0;
-  for (int t = lane; t < s->nlist; t += M) {
-    const fl_chunk *c = &cl->chunk[s->list[t]];
-    s->partial[s->list[t]] = fl_clusters_chunk_gain(cl, s->list[t], yc, all);
-    pairs += all ? c->hi - c->lo : c->nact;
+  for (int t = lane; t < s->nitems; t += M) {
+    int ch = s->item_ch[t];
+    const double *yc = cl->y + (size_t) s->cand[s->item_q[t]] * cl->d;
+    s->partial[t] = fl_clusters_chunk_gain(cl, ch, yc, all);
+    pairs += all ? cl->chunk[ch].hi - cl->chunk[ch].lo : cl->chunk[ch].nact;
   }
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
 }
 
-/* Partial gains added in chunk order: the same bits for any lane count. */
-static double eval_total(const fl_mf_heap *s)
+/* Partial gains of posted candidate q added in chunk order: the same bits
+ * for any lane count. */
+static double eval_total(const fl_mf_heap *s, int q)
 {
   double g = 0.0;
-  for (int t = 0; t < s->nlist; t++) g += s->partial[s->list[t]];
+  for (int t = s->qstart[q]; t < s->qstart[q + 1]; t++) g += s->partial[t];
   return g;
 }
 
-/* Leader: move fresh tops to the fresh list; return the next stale
- * candidate (popped into s->pending, its evaluation planned) or -1. */
+/* Leader: move fresh tops to the fresh list and post up to s->cap stale
+ * tops for evaluation (popped into s->pending).  Stops at a fresh top once
+ * something is posted, so the fresh list always holds the heap's best.
+ * Returns how many were posted (0: the heap is done for this round). */
 static int next_stale(fl_mf *r, int h)
 {
   fl_heap *hp = &r->heaps[h];
   fl_mf_heap *s = &r->hs[h];
-  while (r->nfresh[h] < r->batch && hp->size > 0) {
+  plan_reset(s);
+  while (s->npend < s->cap && r->nfresh[h] < r->batch && hp->size > 0) {
     if (hp->a[0].round == r->round) {
+      if (s->npend > 0) break;
       r->fresh[(size_t) h * r->batch + r->nfresh[h]++] = fl_heap_pop(hp);
       continue;
     }
-    s->pending = fl_heap_pop(hp);
-    plan_eval(r, s, s->pending.idx, 0);
-    return s->pending.idx;
+    s->pending[s->npend] = fl_heap_pop(hp);
+    plan_eval(r, s, s->pending[s->npend].idx, 0);
   }
-  return -1;
+  return s->npend;
 }
 
 static void finish_eval(fl_mf *r, int h, int tid)
 {
   fl_mf_heap *s = &r->hs[h];
-  fl_entry e = s->pending;
-  double g = eval_total(s);
-  double ub = (g + s->left) * (1.0 + FL_UB_SLACK);
-  if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
-  e.key = g;
-  e.round = r->round;
-  fl_heap_push(&r->heaps[h], e);
-  r->tcount[(size_t) tid * FL_MF_PAD + 1] += 1.0;
+  for (int q = 0; q < s->npend; q++) {
+    fl_entry e = s->pending[q];
+    double g = eval_total(s, q);
+    double ub = (g + s->left[q]) * (1.0 + FL_UB_SLACK);
+    if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
+    e.key = g;
+    e.round = r->round;
+    fl_heap_push(&r->heaps[h], e);
+  }
+  r->tcount[(size_t) tid * FL_MF_PAD + 1] += s->npend;
 }
 
 void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter)
@@ -203,12 +244,11 @@ void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter)
   int tid = fl_thread_id();
   for (;;) {
     int slot = *iter & 1;
-    if (lane == 0) s->cand[slot] = next_stale(r, h);
-    fl_barrier_wait(bar, M);   /* candidate and plan posted */
-    int j = s->cand[slot];
-    if (j < 0) break;
+    if (lane == 0) s->posted[slot] = next_stale(r, h);
+    fl_barrier_wait(bar, M);   /* candidates and plans posted */
+    if (s->posted[slot] == 0) break;
     (*iter)++;
-    eval_share(r, s, j, 0, lane, M, tid);
+    eval_share(r, s, 0, lane, M, tid);
     fl_barrier_wait(bar, M);   /* partial gains written */
     if (lane == 0) finish_eval(r, h, tid);
   }
@@ -315,15 +355,13 @@ static double bounded_gain(fl_mf *r, int j, double thresh, double *ub)
   fl_mf_heap *s = &r->hs[0];
   double keep = r->thresh;
   r->thresh = thresh;
+  plan_reset(s);
   plan_eval(r, s, j, 1);
   r->thresh = keep;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(r->c->threads) if (s->nlist >= 16)
-#endif
-  eval_share(r, s, j, 1, fl_thread_id(), fl_team_size(), fl_thread_id());
+  eval_share(r, s, 1, 0, 1, 0);   /* serial: a few hundred calls at most */
   r->tcount[1] += 1.0;
-  double g = eval_total(s);
-  if (ub) *ub = (g + s->left) * (1.0 + FL_UB_SLACK);
+  double g = eval_total(s, 0);
+  if (ub) *ub = (g + s->left[0]) * (1.0 + FL_UB_SLACK);
   return g;
 }
 

@@ -39,17 +39,21 @@ static int sweep(unsigned char *z, const double *A, int d, int from, int to,
                  double *r, double *tmp)
 {
   int changed = 0;
+  double rn = sqnorm(r, d);           /* ||r||^2, recomputed when r changes */
   for (int k = from; k < to; k++) {
     const double *a = A + (size_t) k * d;
     if (z[k]) {                       /* keep it unless adding a back helps */
       for (int t = 0; t < d; t++) tmp[t] = r[t] + a[t];
-      if (sqnorm(tmp, d) <= sqnorm(r, d)) {
+      double tn = sqnorm(tmp, d);
+      if (tn <= rn) {
         memcpy(r, tmp, (size_t) d * sizeof(double));
+        rn = tn;
         z[k] = 0;
         changed = 1;
       }
-    } else if (fl_sqdist(r, a, d) < sqnorm(r, d)) {
+    } else if (fl_sqdist(r, a, d) < rn) {
       for (int t = 0; t < d; t++) r[t] -= a[t];
+      rn = sqnorm(r, d);
       z[k] = 1;
       changed = 1;
     }
@@ -175,7 +179,7 @@ void occ_bp_compact(unsigned char *Z, unsigned char *Zp, int n, int zcap,
 {
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int i = 0; i < n; i++) {
     unsigned char *z = Z + (size_t) i * zcap;
@@ -190,7 +194,7 @@ int occ_bp_changed(const char *chg, int n, int threads)
   int ch = 0;
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) reduction(+:ch) schedule(static)
+#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) reduction(+:ch) schedule(static)
 #endif
   for (int i = 0; i < n; i++) ch += chg[i];
   return ch;
@@ -235,11 +239,13 @@ int occ_bpmeans(const occ_setup *s, double lambda, unsigned char **Zout,
   st.Z = calloc((size_t) s->n * st.zcap, 1);
   st.Zp = calloc((size_t) s->n * st.zcap, 1);
   st.chg = calloc((size_t) s->n, 1);
-  st.res = malloc((size_t) occ_slots(s) * 2 * s->d * sizeof(double));
+  st.res = malloc((size_t) occ_slots(s, 2 * (size_t) s->d * sizeof(double)) * 2 * s->d *
+                  sizeof(double));
   int status = (st.Z && st.Zp && st.chg && st.res) ? occ_centers_init(&st.A, s->d, 16)
                                            : FL_ERR_NOMEM;
   if (status == FL_OK) {
-    occ_alg alg = { &st, bp_begin, bp_propose, bp_validate, bp_end_pass };
+    occ_alg alg = { &st, 2 * (size_t) s->d * sizeof(double), bp_begin, bp_propose,
+                    bp_validate, bp_end_pass };
     status = occ_run(s, &alg, tr);
   }
   if (status == FL_OK) {
@@ -263,7 +269,7 @@ int occ_predict_features(const double *x, int n, int d, const double *A,
   (void) threads;
   int failed = 0;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(threads) if(n >= OCC_PAR_MIN)
 #endif
   {
     double *r = malloc((size_t) 2 * (d > 0 ? d : 1) * sizeof(double));
@@ -320,7 +326,7 @@ void occ_bp_propose_rows(const double *x, int d, int m, int lo, int hi,
   bp_state st = block_state(x, d, m, lambda, A, k, Z, Zp, zcap, chg, res);
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if(hi - lo >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) bp_propose(&st, i, i - lo);
 }

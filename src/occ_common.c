@@ -155,17 +155,26 @@ static int serial_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
  * (propose must not depend on its own earlier calls in the pass).  The
  * chunk doubles while nothing is accepted, so quiet passes take a few
  * regions instead of one per epoch; the result is that of one epoch at a
- * time.  Scratch is bounded to about 2^21 / (d + 1) slots. */
-static int max_chunk(const occ_setup *s)
+ * time.  Scratch is bounded to 16 MiB (and one pass). */
+static int epochs_per_pass(const occ_setup *s)
 {
-  int per = s->workers * s->batch;
-  int cap = (1 << 21) / (s->d + 1);
-  return per >= cap ? 1 : cap / per;
+  int lo, hi;
+  occ_shard_range(s->n, s->workers, s->workers - 1, &lo, &hi);
+  return (hi - lo + s->batch - 1) / s->batch;   /* the last shard is longest */
 }
 
-int occ_slots(const occ_setup *s)
+/* Epochs proposed at once at most: scratch within 16 MiB, one pass. */
+static int max_chunk(const occ_setup *s, size_t slot_bytes)
 {
-  return s->serial ? 1 : max_chunk(s) * s->workers * s->batch;
+  long long per = (long long) s->workers * s->batch;
+  long long c = (16LL << 20) / ((long long) slot_bytes + 1) / per;
+  int epochs = epochs_per_pass(s);
+  return c < 1 ? 1 : (c > epochs ? epochs : (int) c);
+}
+
+int occ_slots(const occ_setup *s, size_t slot_bytes)
+{
+  return s->serial ? 1 : max_chunk(s, slot_bytes) * s->workers * s->batch;
 }
 
 /* Row of epoch slot `slot` (0-based within the epoch) of epoch t, or -1. */
@@ -201,17 +210,15 @@ static int validate_epoch(const occ_setup *s, const occ_alg *a, occ_trace *tr,
 static int occ_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
                     int pass, char *flags)
 {
-  const int slots = s->workers * s->batch, cmax = max_chunk(s);
-  int lo, hi;
-  occ_shard_range(s->n, s->workers, s->workers - 1, &lo, &hi);
-  const int epochs = (hi - lo + s->batch - 1) / s->batch;   /* last shard is longest */
+  const int slots = s->workers * s->batch, cmax = max_chunk(s, a->slot_bytes);
+  const int epochs = epochs_per_pass(s);
   int t = 0, chunk = 1;
   while (t < epochs) {
     int c = chunk < epochs - t ? chunk : epochs - t;
     double t0 = occ_now();
     a->begin_epoch(a->st);
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(s->threads) schedule(static)
+#pragma omp parallel for num_threads(s->threads) if(c * slots >= OCC_PAR_MIN) schedule(static)
 #endif
     for (int j = 0; j < c * slots; j++) {
       int i = epoch_row(s, t + j / slots, j % slots);
@@ -244,7 +251,7 @@ static int push_objective(occ_trace *tr, double value)
 int occ_run(const occ_setup *s, const occ_alg *a, occ_trace *tr)
 {
   memset(tr, 0, sizeof *tr);
-  char *flags = malloc((size_t) occ_slots(s));
+  char *flags = malloc((size_t) occ_slots(s, a->slot_bytes));
   if (!flags) return FL_ERR_NOMEM;
   int status = FL_OK;
   for (int pass = 0; pass < s->max_iter && status == FL_OK; pass++) {
@@ -284,7 +291,7 @@ int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, int len,
   int threads = s->threads < S ? s->threads : S;
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if(s->n >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int sh = 0; sh < S; sh++) {
     int lo, hi;
@@ -337,7 +344,7 @@ int occ_assign_init(occ_assign *a, const occ_setup *s, double lambda)
   a->d = s->d;
   a->lambda2 = lambda * lambda;
   a->z = malloc((size_t) s->n * sizeof(int));
-  a->sd = malloc((size_t) occ_slots(s) * sizeof(double));
+  a->sd = malloc((size_t) occ_slots(s, sizeof(double)) * sizeof(double));
   if (occ_centers_init(&a->c, s->d, 64) || !a->z || !a->sd) {
     occ_assign_free(a);
     return FL_ERR_NOMEM;

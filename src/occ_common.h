@@ -61,9 +61,14 @@ typedef struct {
   void *callback_ctx;
 } occ_setup;
 
+/* Loops over fewer points than this run on one thread: a parallel region
+ * costs more than they do (results never depend on the thread count). */
+#define OCC_PAR_MIN 4096
+
 /* An algorithm plugged into the engine. */
 typedef struct {
   void *st;
+  size_t slot_bytes;    /* per-proposal scratch it keeps (see occ_slots) */
   /* Before each epoch (main thread): freeze what proposals may read. */
   void (*begin_epoch)(void *st);
   /* Any thread: 1 if point i proposes; slot is its place in the epoch. */
@@ -88,8 +93,9 @@ typedef struct {
   int cap_obj;
 } occ_trace;
 
-/* Points an epoch may hold at once (slots of per-proposal scratch). */
-int occ_slots(const occ_setup *s);
+/* Slots of per-proposal scratch (slot_bytes each) an algorithm allocates:
+ * the points of the epochs the engine may propose at once. */
+int occ_slots(const occ_setup *s, size_t slot_bytes);
 
 /* Run passes until a pass changes nothing or max_iter.  FL_* status. */
 int occ_run(const occ_setup *s, const occ_alg *a, occ_trace *tr);

@@ -67,7 +67,7 @@ void occ_dp_relabel(int *z, int *zprev, int n, const int *newid, int threads)
 {
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int i = 0; i < n; i++) z[i] = zprev[i] = newid[z[i]];
 }
@@ -77,7 +77,7 @@ int occ_dp_changed(const int *z, const int *zprev, int n, int threads)
   int ch = 0;
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) reduction(+:ch) schedule(static)
+#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) reduction(+:ch) schedule(static)
 #endif
   for (int i = 0; i < n; i++) ch += z[i] != zprev[i];
   return ch;
@@ -126,7 +126,8 @@ int occ_dpmeans(const occ_setup *s, double lambda, int *cluster,
     return FL_ERR_NOMEM;
   }
   for (int i = 0; i < s->n; i++) st.zprev[i] = -1;
-  occ_alg alg = { &st, occ_assign_begin, dp_propose, dp_validate, dp_end_pass };
+  occ_alg alg = { &st, sizeof(double), occ_assign_begin, dp_propose, dp_validate,
+                  dp_end_pass };
   status = occ_run(s, &alg, tr);
   if (status == FL_OK) {
     memcpy(cluster, st.a.z, (size_t) s->n * sizeof(int));
@@ -145,7 +146,7 @@ void occ_predict_nearest(const double *x, int n, int d, const double *centers,
 {
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int i = 0; i < n; i++) {
     int best = -1;
@@ -181,7 +182,7 @@ void occ_dp_propose_rows(const double *x, int d, int m, int lo, int hi,
   dp_state st = { block_assign(x, d, m, lambda, centers, k, z, sd), NULL };
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if(hi - lo >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) dp_propose(&st, i, i - lo);
 }

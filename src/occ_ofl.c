@@ -68,7 +68,8 @@ int occ_ofl(const occ_setup *s, double lambda, const double *u, int *cluster,
   if (status) return status;
   st.u = u;
   st.cost = cost;
-  occ_alg alg = { &st, occ_assign_begin, ofl_propose, ofl_validate, ofl_end_pass };
+  occ_alg alg = { &st, sizeof(double), occ_assign_begin, ofl_propose, ofl_validate,
+                  ofl_end_pass };
   status = occ_run(s, &alg, tr);
   if (status == FL_OK) {
     memcpy(cluster, st.a.z, (size_t) s->n * sizeof(int));
@@ -113,7 +114,7 @@ void occ_ofl_propose_rows(const double *x, int d, int m, int lo, int hi,
   ofl_state st = block_state(x, d, m, lambda, centers, k, z, sd, u, cost);
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if(hi - lo >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) ofl_propose(&st, i, i - lo);
 }

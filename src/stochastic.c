@@ -11,12 +11,21 @@
  * and per client, without touching the points.  With a given dense or
  * sparse similarity, fl_gain reads it.
  *
+ * Lazy evaluations (as the paper suggests): a candidate's last computed
+ * gain bounds its gain from above, so the sample is evaluated in order of
+ * these bounds, a batch at a time, until the best gain found beats the
+ * next bound; the pick is still the sample's best (ties to the lowest
+ * index), only fewer gains are computed.
+ *
  * The sample is drawn on the main thread from a generator seeded by
- * c->seed and threads only split the gains of the sample, each gain summed
- * by one thread in a fixed order: the answer depends on the seed alone. */
+ * c->seed; threads split each batch of gains, each gain summed by one
+ * thread in a fixed order.  The picks depend on the seed alone (the
+ * number of gains computed also depends on the batch size, so on the
+ * threads). */
 #include <math.h>
 #include <stdlib.h>
 #include "fl_state.h"
+#include "fl_heap.h"
 #include "fl_solvers.h"
 #include "fl_balls.h"
 #include "fl_kernel.h"
@@ -27,6 +36,8 @@
  * clients for the reach update, client-candidate pairs for the gains. */
 #define FL_REACH_PAR_MIN_N 4096
 #define FL_GAIN_PAR_MIN_PAIRS 100000.0
+/* Gains evaluated per thread between two checks of the lazy stopping rule. */
+#define FL_LAZY_BATCH 4
 
 typedef struct {
   fl_balls b;
@@ -49,7 +60,7 @@ int fl_stochastic_sample_size(int m, int k, double epsilon)
 
 double fl_stochastic_bytes(const fl_problem *p, const fl_control *c)
 {
-  double bytes = 4.0 * p->m + 8.0 * fl_stochastic_sample_size(p->m, c->k, c->epsilon);
+  double bytes = 12.0 * p->m + 24.0 * fl_stochastic_sample_size(p->m, c->k, c->epsilon);
   if (!p->sim && !p->sp_p)
     bytes += fl_balls_bytes(p->n, p->d, balls_for(p->n)) + 8.0 * p->n + 8.0 * balls_for(p->n);
   return bytes;
@@ -110,7 +121,7 @@ static double pruned_gain(const reach_index *r, const fl_problem *p, int j,
       double rc = b->to_centre[t];
       if (fl_balls_beyond(fabs(dq - rc), dq + rc, r->reach[t])) continue;
       int i = b->member[t];
-      double diff = fl_rbf(p->x + (size_t) i * p->d, yj, p->d, p->inv2s2) - cover[i];
+      double diff = fl_rbf(b->xs + (size_t) t * p->d, yj, p->d, p->inv2s2) - cover[i];
       evals += 1.0;
       if (diff > 0) g += p->weight ? p->weight[i] * diff : diff;
     }
@@ -129,30 +140,66 @@ static void draw_sample(fl_rng *rng, int *pool, int npool, int size)
   }
 }
 
-/* Gains of the sample pool[0..size-1], threads splitting it. */
-static void sample_gains(fl_state *s, const reach_index *r, const int *pool,
-                         int size, int threads, double *gain)
+/* Gains of the candidates e[0..size-1].idx, threads splitting them. */
+static void batch_gains(fl_state *s, const reach_index *r, const fl_entry *e,
+                        int size, int threads, double *gain)
 {
   double pairs = 0.0;
   int parallel = (double) size * s->p.n >= FL_GAIN_PAR_MIN_PAIRS;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) reduction(+:pairs) if (parallel)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+:pairs) if (parallel)
 #endif
   for (int t = 0; t < size; t++)
-    gain[t] = r ? pruned_gain(r, &s->p, pool[t], s->cover, &pairs)
-                : fl_gain(&s->p, pool[t], s->cover);
+    gain[t] = r ? pruned_gain(r, &s->p, e[t].idx, s->cover, &pairs)
+                : fl_gain(&s->p, e[t].idx, s->cover);
   (void) threads; (void) parallel;
   s->pairs += pairs;
   s->evaluations += size;
 }
 
+static int entry_order(const void *a, const void *b)
+{
+  const fl_entry *x = a, *y = b;
+  return fl_entry_before(*y, *x) - fl_entry_before(*x, *y);
+}
+
+/* The best of the sample pool[0..size-1] by exact gain, evaluated lazily:
+ * key = gain, round = position in the pool.  ub[] holds the bounds. */
+static fl_entry best_of_sample(fl_state *s, const reach_index *r, const int *pool,
+                               int size, int threads, double *ub, fl_entry *order,
+                               double *gain)
+{
+  for (int t = 0; t < size; t++) {
+    order[t].key = ub[pool[t]];
+    order[t].idx = pool[t];
+    order[t].round = t;
+  }
+  qsort(order, (size_t) size, sizeof(fl_entry), entry_order);
+  fl_entry best = { 0.0, -1, -1 };
+  int batch = FL_LAZY_BATCH * threads;
+  for (int lo = 0; lo < size; lo += batch) {
+    /* every bound from here on is below the best gain: none can win or tie */
+    if (best.idx >= 0 && order[lo].key < best.key) break;
+    int count = size - lo < batch ? size - lo : batch;
+    batch_gains(s, r, order + lo, count, threads, gain);
+    for (int t = 0; t < count; t++) {
+      fl_entry e = { gain[t], order[lo + t].idx, order[lo + t].round };
+      ub[e.idx] = gain[t];
+      if (best.idx < 0 || fl_entry_before(e, best)) best = e;
+    }
+  }
+  return best;
+}
+
 static int run(fl_state *s, reach_index *r, const fl_control *c, int *pool,
-               double *gain, int sample, fl_result *res)
+               double *ub, fl_entry *order, double *gain, int sample, fl_result *res)
 {
   const fl_problem *p = &s->p;
   int npool = 0;
-  for (int j = 0; j < p->m; j++)
+  for (int j = 0; j < p->m; j++) {
+    ub[j] = INFINITY;
     if (!s->chosen[j]) pool[npool++] = j;
+  }
   fl_rng rng;
   fl_rng_seed(&rng, (uint64_t) c->seed);
   for (int round = 0; round < c->k && npool > 0; round++) {
@@ -160,13 +207,9 @@ static int run(fl_state *s, reach_index *r, const fl_control *c, int *pool,
     int size = sample < npool ? sample : npool;
     draw_sample(&rng, pool, npool, size);
     if (r) reach_update(r, s->cover, p->inv2s2, p->n, c->threads);
-    sample_gains(s, r, pool, size, c->threads, gain);
-    int best = 0;
-    for (int t = 1; t < size; t++)
-      if (gain[t] > gain[best] || (gain[t] == gain[best] && pool[t] < pool[best]))
-        best = t;
-    fl_state_select(s, pool[best], gain[best], res);
-    pool[best] = pool[--npool];
+    fl_entry best = best_of_sample(s, r, pool, size, c->threads, ub, order, gain);
+    fl_state_select(s, best.idx, best.key, res);
+    pool[best.round] = pool[--npool];
     fl_progress(c, round + 1, res->nselected, fl_state_objective(s));
   }
   return FL_OK;
@@ -178,14 +221,16 @@ int fl_solve_stochastic(const fl_problem *p, const fl_control *c, fl_result *res
   if (fl_state_init(&s, p, c->threads, 0) != FL_OK) return FL_ERR_NOMEM;
   int sample = fl_stochastic_sample_size(p->m, c->k, c->epsilon);
   int *pool = malloc((size_t) p->m * sizeof(int));
+  double *ub = malloc((size_t) p->m * sizeof(double));
+  fl_entry *order = malloc((size_t) sample * sizeof(fl_entry));
   double *gain = malloc((size_t) sample * sizeof(double));
   reach_index index, *r = NULL;    /* from points only */
-  int status = (pool && gain) ? FL_OK : FL_ERR_NOMEM;
+  int status = (pool && ub && order && gain) ? FL_OK : FL_ERR_NOMEM;
   if (status == FL_OK && !p->sim && !p->sp_p) {
     status = reach_init(&index, p, c->threads);
     if (status == FL_OK) r = &index;
   }
-  if (status == FL_OK) status = run(&s, r, c, pool, gain, sample, res);
+  if (status == FL_OK) status = run(&s, r, c, pool, ub, order, gain, sample, res);
   res->rounds = res->nselected;
   res->objective = fl_state_objective(&s);
   /* Sampling leaves most gains unseen, so there is no bound to report. */
@@ -193,7 +238,7 @@ int fl_solve_stochastic(const fl_problem *p, const fl_control *c, fl_result *res
   res->evaluations = s.evaluations;
   res->pairs = s.pairs;
   if (r) reach_free(r);
-  free(pool); free(gain);
+  free(pool); free(ub); free(order); free(gain);
   fl_state_free(&s);
   return status;
 }

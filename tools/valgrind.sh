@@ -19,10 +19,12 @@ trap 'rm -rf "$tmp"' EXIT
 command -v valgrind >/dev/null || { echo "valgrind: not installed (apt-get install valgrind)"; exit 1; }
 
 echo "== valgrind: C core fuzz harness"
-make -s -C "$top/inst/bench" valgrind BUILD="$tmp/bench" ITER="${FUZZ_ITER:-20}" 2>&1 |
-  grep -E "^fuzz:|ERROR SUMMARY|definitely lost" || true
-make -s -C "$top/inst/bench" valgrind BUILD="$tmp/bench" ITER="${FUZZ_ITER:-20}" >/dev/null 2>&1 ||
-  { echo "valgrind: the fuzz harness failed under memcheck"; exit 1; }
+if ! make -s -C "$top/inst/bench" valgrind BUILD="$tmp/bench" ITER="${FUZZ_ITER:-20}" >"$tmp/fuzz.log" 2>&1; then
+  tail -n 60 "$tmp/fuzz.log"
+  echo "valgrind: the fuzz harness failed under memcheck"
+  exit 1
+fi
+grep -E "^fuzz:|ERROR SUMMARY|definitely lost" "$tmp/fuzz.log" | sed 's/^==[0-9]*== */valgrind: /'
 
 echo "== valgrind: package built with -O0 -g"
 mkdir -p "$tmp/pkg" "$tmp/lib"

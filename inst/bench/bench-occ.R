@@ -1,7 +1,8 @@
 # Issue 5 benchmark: serial and OCC DP-means at 1 and 2 threads on
 # dp_data(n, d = 16) with n = 1e5 and 1e6 (lambda = 5, see ?dp_data), OFL
 # and BP-means at n = 1e5; seconds, passes, proposals, rejections and the
-# objective, plus the rejections of every epoch against P x batch.
+# objective, plus the rejections of every epoch against P x batch (also
+# with fixed batches of 250, 1000 and 4000 points per worker).
 #
 #   flock /tmp/facloc-bench.lock Rscript inst/bench/bench-occ.R        # full, ~10 min on 2 cores
 #   Rscript inst/bench/bench-occ.R --small /tmp/occ-small              # check at small n
@@ -26,8 +27,10 @@ lambda <- 5
 run_config <- function(algorithm, X, method, threads, n, rep, serial_objective) {
   f <- switch(algorithm, dpmeans = dpmeans, ofl = ofl, bpmeans = bpmeans)
   extra <- if (algorithm == "ofl") list(seed = 1) else list(max_iter = 100)
+  cpu0 <- proc.time()
   run <- facloc:::measure_run(do.call(f, c(list(X, lambda = lambda, threads = threads,
                                                 method = method), extra)))
+  cpu <- sum((proc.time() - cpu0)[c("user.self", "sys.self")])
   fit <- run$value
   k <- if (algorithm == "bpmeans") nrow(fit$features) else nrow(fit$centers)
   replay <- NA
@@ -36,7 +39,7 @@ run_config <- function(algorithm, X, method, threads, n, rep, serial_objective) 
   list(fit = fit, row = data.frame(
     algorithm = algorithm, n = n, d = ncol(X), lambda = lambda, method = method,
     threads = threads, workers = fit$workers, batch = fit$batch, rep = rep,
-    seconds = run$seconds, iterations = fit$iterations, K = k,
+    seconds = run$seconds, cpu_seconds = cpu, iterations = fit$iterations, K = k,
     proposals = sum(fit$epochs$proposed), rejections = sum(fit$epochs$rejected),
     epochs = nrow(fit$epochs), max_rejections_epoch = max(fit$epochs$rejected),
     bound_P_batch = fit$workers * fit$batch, objective = fit$objective,
@@ -67,9 +70,25 @@ for (n in sizes) {
     }
   }
 }
+# Rejections against P x b: one pass of OCC DP-means with P = 2 and fixed
+# batches, so that P x b does not grow with n.
+rejections <- list()
+for (n in sizes) {
+  X <- dp_data(n, seed = 1)$X
+  for (batch in c(250, 1000, 4000)) {
+    fit <- dpmeans(X, lambda = lambda, threads = 2, batch = batch, max_iter = 1)
+    rejections[[length(rejections) + 1L]] <- data.frame(
+      n = n, P = fit$workers, batch = fit$batch, bound_P_batch = fit$workers * fit$batch,
+      fit$epochs[, c("epoch", "proposed", "accepted", "rejected")])
+    message(sprintf("rejections n=%g b=%d: %d in %d epochs (P x b = %d)", n, batch,
+                    sum(fit$epochs$rejected), nrow(fit$epochs), fit$workers * fit$batch))
+  }
+}
+
 rows <- do.call(rbind, rows)
 # speedup of each configuration against the median serial time
-med <- aggregate(seconds ~ algorithm + n + method + threads, rows, stats::median)
+med <- aggregate(cbind(seconds, cpu_seconds) ~ algorithm + n + method + threads, rows,
+                 stats::median)
 base <- med[med$method == "serial", c("algorithm", "n", "seconds")]
 names(base)[3] <- "serial_seconds"
 med <- merge(med, base)
@@ -77,7 +96,10 @@ med$speedup <- med$serial_seconds / med$seconds
 
 meta <- c(describe_machine(),
           note = paste("timings taken on a shared 2-core machine while other developers",
-                       "compiled and tested: noisy; medians of", reps, "runs in occ-summary.csv"))
+                       "compiled and tested: noisy; medians of", reps, "runs in occ-summary.csv;",
+                       "cpu_seconds is the process's CPU time (all threads, OMP_WAIT_POLICY=",
+                       Sys.getenv("OMP_WAIT_POLICY", "default"), "): equal CPU at 1 and 2",
+                       "threads means no parallel overhead, whatever the wall time"))
 header <- paste0("# ", names(meta), ": ", meta)
 write_csv <- function(x, name) {
   path <- file.path(outdir, name)
@@ -88,4 +110,5 @@ write_csv <- function(x, name) {
 write_csv(rows, "occ.csv")
 write_csv(med, "occ-summary.csv")
 write_csv(do.call(rbind, epochs), "occ-epochs.csv")
+write_csv(do.call(rbind, rejections), "occ-rejections.csv")
 print(med)

@@ -99,23 +99,35 @@ test_that("a file with other columns is refused; older files read back", {
   expect_equal(scaling_table(back)$`1T`, 1)
 })
 
-test_that("an interrupt returns the finished rows", {
+# Replace a package function for the rest of the calling test.
+local_replace <- function(name, value, env = parent.frame()) {
   ns <- asNamespace("facloc")
-  real <- get("bench_run", ns)
+  real <- get(name, ns)
+  unlockBinding(name, ns)
+  assign(name, value, envir = ns)
+  restore <- function() {
+    assign(name, real, envir = ns)
+    lockBinding(name, ns)
+  }
+  do.call(on.exit, list(substitute(f(), list(f = restore)), add = TRUE), envir = env)
+  invisible(real)
+}
+
+# A bench_run() that signals an interrupt on its third call.
+interrupt_third_run <- function(env = parent.frame()) {
+  real <- get("bench_run", asNamespace("facloc"))
   calls <- 0L
-  fake <- function(...) {
+  local_replace("bench_run", function(...) {
     calls <<- calls + 1L
     if (calls == 3L)
       stop(structure(class = c("interrupt", "condition"),
                      list(message = "interrupted", call = NULL)))
     real(...)
-  }
-  unlockBinding("bench_run", ns)
-  assign("bench_run", fake, envir = ns)
-  on.exit({
-    assign("bench_run", real, envir = ns)
-    lockBinding("bench_run", ns)
-  })
+  }, env = env)
+}
+
+test_that("an interrupt returns the finished rows", {
+  interrupt_third_run()
   path <- tempfile(fileext = ".csv")
   on.exit(unlink(path), add = TRUE)
   msgs <- capture_messages(bench <- facility_benchmark("small", modes = "dc", threads = 1,
@@ -124,6 +136,18 @@ test_that("an interrupt returns the finished rows", {
   expect_true(attr(bench, "interrupted"))
   expect_identical(bench$rep, 1:2)
   expect_identical(nrow(read_benchmark(path)), 2L)
+})
+
+test_that("an interrupt keeps rows still waiting for a best-known reference", {
+  interrupt_third_run()
+  local_replace("exact_reference", function(...) NULL)
+  bench <- facility_benchmark("small", modes = "dc", threads = 1, k = 3, reps = 5,
+                              n = 50, progress = FALSE)
+  expect_true(attr(bench, "interrupted"))
+  expect_identical(bench$rep, 1:2)
+  expect_identical(bench$reference, c("best", "best"))
+  expect_equal(bench$quality, c(1, 1))
+  expect_identical(attr(bench, "reference")$method, "best objective of the runs")
 })
 
 test_that("a run that fails records its error and the benchmark goes on", {

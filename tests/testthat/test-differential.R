@@ -174,31 +174,27 @@ occ_data <- function(seed, n = 120, d = 3) {
   centres[sample(4, n, replace = TRUE), , drop = FALSE] + matrix(rnorm(n * d, sd = 0.5), n)
 }
 
-# The serial order an OCC fit reports it is equivalent to.
-reported_order <- function(fit) {
-  for (name in c("serial_order", "order"))
-    if (!is.null(fit[[name]])) return(fit[[name]])
-  NULL
-}
-
+# Each OCC run (1 and 2 threads, several batch sizes, seeded so OFL's draws
+# are fixed) against the serial run in the order serial_order() reports:
+# the same assignments (or features Z) and objective.  Sums over points may
+# be grouped differently, so the objective is compared to 1e-12.
 occ_cases <- function(fun_name, lambda = 2) {
-  skip_if_not(exists(fun_name, mode = "function"), paste(fun_name, "not built yet"))
+  skip_if_not(exists(fun_name, mode = "function") && exists("serial_order", mode = "function"),
+              paste(fun_name, "not built yet"))
   fun <- get(fun_name, mode = "function")
-  for (seed in 1:6) {
+  for (seed in 1:5) {
     X <- occ_data(seed)
     for (threads in 1:2) for (batch in c(1, 7, 40)) {
       label <- sprintf("%s seed %d, %d thread(s), batch %d", fun_name, seed, threads, batch)
       occ <- fun(X, lambda = lambda, threads = threads, method = "occ", batch = batch, seed = seed)
-      # the same OCC run again gives the same result
       again <- fun(X, lambda = lambda, threads = threads, method = "occ", batch = batch, seed = seed)
       expect_identical(again$objective, occ$objective, label = label)
-      order <- reported_order(occ)
-      if (!is.null(order) && "order" %in% names(formals(fun))) {
-        serial <- fun(X, lambda = lambda, threads = 1, method = "serial", order = order, seed = seed)
-        expect_equal(serial$objective, occ$objective, tolerance = 1e-12, label = label)
-        if (!is.null(occ$cluster)) expect_identical(serial$cluster, occ$cluster, label = label)
-        if (!is.null(occ$Z)) expect_identical(serial$Z, occ$Z, label = label)
-      }
+      serial <- fun(X, lambda = lambda, threads = 1, method = "serial",
+                    order = serial_order(occ), seed = seed)
+      expect_equal(serial$objective, occ$objective, tolerance = 1e-12, label = label)
+      expect_identical(serial$cluster, occ$cluster, label = label)
+      expect_identical(serial$Z, occ$Z, label = label)
+      expect_identical(serial$iterations, occ$iterations, label = label)
       n_differential <<- n_differential + 1L
     }
   }

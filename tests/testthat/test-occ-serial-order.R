@@ -82,3 +82,19 @@ test_that("the serial order puts each epoch's proposers after its other points",
   expect_identical(first[1:40], c(1:20, 201:220))
   expect_equal(fit$epochs$proposed[1], 40)
 })
+
+test_that("runs large enough to use the threads give the same bits at 1 and 2", {
+  # loops over fewer than 4096 points run on one thread (OCC_PAR_MIN)
+  X <- dp_data(6000, d = 8, seed = 13)$X
+  two <- dpmeans(X, lambda = 4, threads = 2, batch = 1500, max_iter = 5)
+  one <- facloc:::occ_call("dpmeans", X, 4, serial = FALSE, workers = 2L, batch = 1500L,
+                           order = NULL, shards = 2L, threads = 1L, max_iter = 5L,
+                           what = "test")
+  expect_identical(one$cluster, two$cluster)
+  expect_identical(one$trace$objective, two$objectives)
+  expect_same_fit(facloc:::occ_replay(two, X), two)
+  b <- bpmeans(X, lambda = 4, threads = 2, batch = 2500, max_iter = 4)
+  expect_same_fit(facloc:::occ_replay(b, X), b)
+  o <- ofl(X, lambda = 4, threads = 2, batch = 2500, seed = 1)
+  expect_same_fit(facloc:::occ_replay(o, X), o)
+})

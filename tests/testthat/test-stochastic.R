@@ -9,7 +9,7 @@ set.seed(21)
 centres <- matrix(rnorm(12 * 4, sd = 5), 12)
 X <- centres[sample(12, 400, replace = TRUE), ] + matrix(rnorm(400 * 4), 400)
 
-test_that("the sample depends on the seed only, not on the threads", {
+test_that("the picks depend on the seed only, not on the threads", {
   one <- stochastic(X, 15, seed = 3, sigma = 2, threads = 1)
   two <- stochastic(X, 15, seed = 3, sigma = 2, threads = 2)
   expect_identical(two$selected, one$selected)
@@ -20,12 +20,14 @@ test_that("the sample depends on the seed only, not on the threads", {
   expect_gt(length(unique(picks)), 1L)
 })
 
-test_that("each step evaluates ceiling((m / k) log(1 / epsilon)) sampled candidates", {
+test_that("each step samples ceiling((m / k) log(1 / epsilon)) candidates", {
   for (eps in c(0.5, 0.1, 0.01)) {
     fit <- stochastic(X, 20, epsilon = eps, sigma = 2)
     size <- min(400, ceiling(400 / 20 * log(1 / eps)))
     open <- 400 - seq_len(20) + 1
-    expect_identical(fit$evaluations, as.double(sum(pmin(size, open))))
+    # lazy evaluations skip sampled candidates whose old gain cannot win
+    expect_lte(fit$evaluations, sum(pmin(size, open)))
+    expect_gte(fit$evaluations, size)
     expect_identical(anyDuplicated(fit$selected), 0L)
   }
   # a sample of one: a random pick each step

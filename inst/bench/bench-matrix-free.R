@@ -1,0 +1,82 @@
+# Issue 3 benchmark: the matrix-free modes hc, hpc, nhpc against the exact
+# modes g and dc on the "small", "medium" and "large" presets (n = 4000,
+# 12000, 30000; d = 32, k = 100, sigma = 20), at 1 and 2 threads, plus
+# nhpc at 2 threads on n = 200,000 and 1,000,000 points of the "large"
+# mixture.  Each run is a fresh R process, so its peak resident memory is
+# its own.  Records seconds, peak memory, evaluations, pairs, f(S) relative
+# to exact greedy (mode dc, the same selection as g) and objective / bound.
+#
+#   Rscript inst/bench/bench-matrix-free.R [output.csv] [threads] [big]
+#
+# threads: comma-separated thread counts (default "1,2"; add 4,8,16 on a
+# machine with more cores).  big: "yes" (default) also runs n = 2e5 and 1e6.
+# On a quiet 2-core machine: about 25 minutes, most of it mode g at
+# n = 30000 (it builds the 7.2 GB matrix) and nhpc at n = 1e6.
+args <- commandArgs(trailingOnly = TRUE)
+out <- if (length(args) >= 1) args[1] else file.path("inst", "bench", "results", "matrix-free.csv")
+thread_set <- if (length(args) >= 2) as.integer(strsplit(args[2], ",")[[1]]) else 1:2
+big <- if (length(args) >= 3) args[3] == "yes" else TRUE
+here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
+source(file.path(here, "machine.R"))
+library(facloc)
+options(facloc.memory_limit = 20 * 2^30)
+
+one_run <- function(preset, n, mode, threads, k = 100) {
+  X <- facility_data(preset, n = n)
+  run <- facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = threads))
+  fit <- run$value
+  data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, mode = mode,
+             threads = fit$threads, seconds = run$seconds,
+             peak_mb = run$peak_bytes / 2^20, baseline_mb = run$baseline_bytes / 2^20,
+             evaluations = fit$evaluations, pairs = fit$pairs, rounds = fit$rounds,
+             objective = fit$objective, bound = fit$bound)
+}
+
+if (identical(Sys.getenv("FACLOC_BENCH_CHILD"), "1")) {
+  spec <- strsplit(args[4], ",")[[1]]
+  row <- one_run(spec[1], as.integer(spec[2]), spec[3], as.integer(spec[4]))
+  write.table(row, out, sep = ",", append = TRUE, row.names = FALSE,
+              col.names = !file.exists(out))
+  quit(save = "no")
+}
+
+child <- function(preset, n, mode, threads) {
+  status <- system2(file.path(R.home("bin"), "Rscript"),
+                    c(file.path(here, "bench-matrix-free.R"), out, "1", "no",
+                      paste(preset, n, mode, threads, sep = ",")),
+                    env = "FACLOC_BENCH_CHILD=1")
+  if (status != 0) stop("benchmark run failed: ", preset, " ", n, " ", mode, " ", threads)
+  cat(sprintf("%s n=%d %s %d threads done\n", preset, n, mode, threads))
+}
+
+if (file.exists(out)) file.remove(out)
+sizes <- c(small = 4000L, medium = 12000L, large = 30000L)
+for (preset in names(sizes)) for (mode in c("g", "dc", "hc", "hpc", "nhpc"))
+  for (threads in thread_set) child(preset, sizes[[preset]], mode, threads)
+if (big) for (n in c(200000L, 1000000L)) child("large", n, "nhpc", 2L)
+
+res <- read.csv(out)
+# f(S) relative to exact greedy of the same data set (dc = g's selection)
+ref <- res[res$mode == "dc", c("preset", "n", "objective")]
+ref <- ref[!duplicated(ref[c("preset", "n")]), ]
+names(ref)[3] <- "greedy_objective"
+res <- merge(res, ref, by = c("preset", "n"), all.x = TRUE, sort = FALSE)
+res$quality <- res$objective / res$greedy_objective
+res$certificate <- res$objective / res$bound
+res$pairs_per_n2 <- res$pairs / (as.double(res$n) * res$n)
+res <- res[order(res$n, match(res$mode, c("g", "dc", "hc", "hpc", "nhpc")), res$threads), ]
+write.csv(res, out, row.names = FALSE)
+write_machine(sub("\\.csv$", "-machine.txt", out))
+print(res[c("preset", "n", "mode", "threads", "seconds", "peak_mb", "evaluations",
+            "pairs_per_n2", "quality", "certificate")], row.names = FALSE)
+
+# the targets of issue 3 on the 30000-point set
+l <- res[res$n == 30000L, ]
+sec <- function(m, t) l$seconds[l$mode == m & l$threads == t]
+if (all(c(1L, 2L) %in% thread_set)) {
+  cat(sprintf("nhpc 1T vs g 1T: %.1fx faster (target >= 10)\n", sec("g", 1) / sec("nhpc", 1)))
+  for (m in c("hpc", "nhpc"))
+    cat(sprintf("%s 2T vs 1T: %.2fx (target >= 1.8)\n", m, sec(m, 1) / sec(m, 2)))
+}
+cat(sprintf("worst quality of hc/hpc/nhpc: %.5f (target >= 0.999)\n",
+            min(res$quality[res$mode %in% c("hc", "hpc", "nhpc")], na.rm = TRUE)))
