@@ -105,6 +105,7 @@ preset_table <- data.frame(
 #' @export
 #' @examples
 #' facility_presets()
+#' @noMd
 facility_presets <- function() {
   preset_table
 }

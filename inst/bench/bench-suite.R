@@ -25,14 +25,16 @@
 # machines apart.
 #
 # Duration on the 2-core development machine (threads 1,2, 3 reps), estimated
-# from runs of the small preset: about 1 to 1.5 hours, two thirds of it mode
-# "g" (every round scans all of W: about 4 s per run at n = 4000, 35 s at
-# 12000 and 4 minutes at 30000 on one quiet core); c and dc about 15 minutes
-# (building W dominates), hc, hpc and nhpc a few minutes.  FACLOC_BENCH_REPS=1
-# cuts it to about 25 minutes.  The script must not be edited while it runs
-# (R reads it as it goes).  Run it on a quiet machine: the spin barriers of
-# the parallel modes collapse when other processes compete for the cores,
-# and the load average is recorded in the machine file.  On a machine that
+# from runs of the small preset and of nhpc on all presets: about 1.5 hours,
+# half of it mode "g" (every round scans all of W: about 4 s per run at
+# n = 4000, 35 s at 12000 and 4 minutes at 30000 on one quiet core); c and dc
+# about 15 minutes (building W dominates); hc, hpc and nhpc about 20 minutes
+# (nhpc alone took 8 minutes, weak_cluster being the slowest preset).
+# FACLOC_BENCH_REPS=1 cuts it to about 30 minutes.  The script must not be
+# edited while it runs (R reads it as it goes).  Run it on a quiet machine:
+# the waiting threads of the parallel modes collapse when other processes
+# compete for the cores, and the load average is recorded in the machine
+# file.  On a machine that
 # cannot be quiet, OMP_WAIT_POLICY=passive (set before R starts) avoids most
 # of that collapse (nhpc, small preset, 2 threads on a busy 2-core machine:
 # 2.5 s with the default active waiting, 0.3 s passive; 1 thread: 0.2 s);

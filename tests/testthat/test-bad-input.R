@@ -292,6 +292,83 @@ memory_cases <- list(
        function(v) expect_identical(v, 2e9))
 )
 
+knn_cases <- list(
+  bad("knn: X character", function() knn_similarity(matrix("a", 3, 2), k = 1), "X"),
+  bad("knn: X with NA", function() knn_similarity(replace(X0, 2, NA), k = 2, sigma = 1), "X"),
+  bad("knn: k zero", function() knn_similarity(X0, k = 0, sigma = 1), "k"),
+  bad("knn: k NA", function() knn_similarity(X0, k = NA, sigma = 1), "k"),
+  bad("knn: sigma negative", function() knn_similarity(X0, k = 2, sigma = -1), "sigma"),
+  bad("knn: sigma underflows", function() knn_similarity(X0, k = 2, sigma = 1e-300), "sigma"),
+  bad("knn: threads zero", function() knn_similarity(X0, k = 2, sigma = 1, threads = 0), "threads"),
+  bad("knn: candidates wrong columns", function() knn_similarity(X0, k = 2, sigma = 1, candidates = X0[, 1]), "candidates"),
+  good("knn: k = n keeps every similarity", function() knn_similarity(X0, k = n0, sigma = 1, threads = 1),
+       function(S) expect_equal(unname(as.matrix(S)), unname(W0), tolerance = 1e-12))
+)
+
+occ_fun_cases <- function(name) {
+  f <- get(name, mode = "function")
+  p <- function(label) paste0(name, ": ", label)
+  list(
+    bad(p("X character"), function() f(matrix("a", 3, 2), lambda = 1), "X"),
+    bad(p("X list"), function() f(list(1, 2), lambda = 1), "X"),
+    bad(p("X with NaN"), function() f(replace(X0, 4, NaN), lambda = 1), "X"),
+    bad(p("X with Inf"), function() f(replace(X0, 4, Inf), lambda = 1), "X"),
+    bad(p("X 0 rows"), function() f(X0[0, ], lambda = 1), "X"),
+    bad(p("X factor data frame"), function() f(data.frame(a = factor(1:3)), lambda = 1), "X"),
+    bad(p("lambda missing"), function() f(X0), "lambda"),
+    bad(p("lambda zero"), function() f(X0, lambda = 0), "lambda"),
+    bad(p("lambda negative"), function() f(X0, lambda = -1), "lambda"),
+    bad(p("lambda NA"), function() f(X0, lambda = NA), "lambda"),
+    bad(p("lambda Inf"), function() f(X0, lambda = Inf), "lambda"),
+    bad(p("lambda length 2"), function() f(X0, lambda = c(1, 2)), "lambda"),
+    bad(p("threads zero"), function() f(X0, lambda = 1, threads = 0), "threads"),
+    bad(p("method unknown"), function() f(X0, lambda = 1, method = "fast"), "method"),
+    bad(p("batch zero"), function() f(X0, lambda = 1, batch = 0), "batch"),
+    bad(p("batch fractional"), function() f(X0, lambda = 1, batch = 2.5), "batch"),
+    bad(p("seed negative"), function() f(X0, lambda = 1, seed = -1), "seed"),
+    bad(p("order not a permutation"), function() f(X0, lambda = 1, method = "serial", order = rep(1, n0)), "order"),
+    bad(p("cl not a cluster"), function() f(X0, lambda = 1, cl = "localhost"), "cl"),
+    good(p("a single point"), function() f(X0[1, , drop = FALSE], lambda = 1, threads = 1, seed = 1),
+         function(fit) expect_equal(fit$objective, 1, tolerance = 1e-12)),   # lambda^2 for its one cluster
+    good(p("all points identical"), function() f(matrix(3, 9, 2), lambda = 1, threads = 2, seed = 1),
+         function(fit) expect_equal(fit$objective, 1, tolerance = 1e-12)),
+    good(p("integer matrix as its doubles"), function() f(matrix(c(1L, 10L, 4L, 1L, 10L, 5L), 3), lambda = 1, threads = 1, seed = 1),
+         function(fit) {
+           ref <- f(matrix(c(1, 10, 4, 1, 10, 5), 3), lambda = 1, threads = 1, seed = 1)
+           expect_identical(fit$objective, ref$objective)
+         })
+  )
+}
+
+data_cases <- list(
+  bad("facility_data: preset unknown", function() facility_data("huge"), "preset"),
+  bad("facility_data: preset numeric", function() facility_data(1), "preset"),
+  bad("facility_data: n zero", function() facility_data("small", n = 0), "n"),
+  bad("facility_data: d zero", function() facility_data("small", n = 10, d = 0), "d"),
+  bad("facility_data: seed NA", function() facility_data("small", n = 10, seed = NA), "seed"),
+  good("facility_data: one point", function() facility_data("small", n = 1, d = 2),
+       function(X) expect_equal(dim(X), c(1L, 2L))),
+  bad("dp_data: n zero", function() dp_data(0), "n"),
+  bad("dp_data: theta negative", function() dp_data(10, theta = -1), "theta"),
+  bad("dp_data: sd NA", function() dp_data(10, sd = NA), "sd"),
+  bad("bp_data: n character", function() bp_data("10"), "n"),
+  bad("bp_data: d zero", function() bp_data(10, d = 0), "d"),
+  bad("adjusted_rand_index: lengths differ", function() adjusted_rand_index(1:3, 1:4), "b"),
+  good("adjusted_rand_index: relabelled partition", function() adjusted_rand_index(c(1, 1, 2, 2), c(5, 5, 3, 3)),
+       function(v) expect_equal(v, 1)),
+  bad("facility_pass_time: X with NA", function() facility_pass_time(replace(X0, 1, NA)), "X"),
+  bad("facility_pass_time: repeats zero", function() facility_pass_time(X0, repeats = 0), "repeats"),
+  bad("facility_pass_time: sigma zero", function() facility_pass_time(X0, sigma = 0), "sigma"),
+  bad("facility_benchmark: preset unknown", function() facility_benchmark("huge", progress = FALSE), "presets"),
+  bad("facility_benchmark: mode unknown", function() facility_benchmark("small", modes = "fast", progress = FALSE), "modes"),
+  bad("facility_benchmark: threads zero", function() facility_benchmark("small", threads = 0, progress = FALSE), "threads"),
+  bad("scaling_table: not a benchmark", function() scaling_table(data.frame(a = 1)), "bench"),
+  bad("read_benchmark: file NA", function() read_benchmark(NA_character_), "file"),
+  bad("serial_order: not an OCC fit", function() serial_order(list(a = 1)), "fit"),
+  bad("predict: newdata wrong columns", function()
+    predict(fg(X0, 2, mode = "g", sigma = 1), X0[, 1, drop = FALSE]), "newdata")
+)
+
 run_cases <- function(cases) {
   for (case in cases) {
     test_that(case$label, {
@@ -310,8 +387,10 @@ run_cases <- function(cases) {
   length(cases)
 }
 
-n_cases <- sum(vapply(list(greedy_cases, objective_cases, control_cases, threads_cases,
-                           memory_cases), run_cases, integer(1)))
+n_cases <- sum(vapply(c(list(greedy_cases, objective_cases, control_cases, threads_cases,
+                             memory_cases, knn_cases, data_cases),
+                        lapply(c("dpmeans", "ofl", "bpmeans"), occ_fun_cases)),
+                      run_cases, integer(1)))
 
 test_that("the catalogue holds at least 60 cases", {
   expect_gte(n_cases, 60)

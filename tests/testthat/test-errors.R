@@ -46,7 +46,7 @@ test_that("bad k, sigma, threads and mode are rejected", {
 
 test_that("bad similarity matrices are rejected", {
   W <- exp(-as.matrix(dist(X))^2 / 2)
-  expect_arg_error(facility_greedy(similarity = W[, -1], k = 2, mode = "g"), "similarity")
+  expect_arg_error(facility_greedy(X, similarity = W[, -1], k = 2, mode = "g"), "similarity")
   neg <- W
   neg[2, 3] <- -0.1
   expect_arg_error(facility_greedy(similarity = neg, k = 2, mode = "g"), "similarity")
