@@ -44,7 +44,9 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #' \rceil}{ceiling((m/k) log(1/epsilon))} candidates drawn at random from the
 #' open ones (`epsilon` and `seed` of [facility_control()]) and takes the best
 #' of them, which reaches \eqn{1 - 1/e - \epsilon} of the optimum in
-#' expectation. It needs no matrix (gains are computed from the points, or
+#' expectation. Sampled candidates whose last computed gain (an upper
+#' bound) cannot beat the best gain found are not evaluated again, which
+#' saves work without changing the picks. It needs no matrix (gains are computed from the points, or
 #' read from `similarity`), its sample depends only on the seed, never on the
 #' number of threads, which split the gains of the sample, and it reports no
 #' bound (`bound` is `Inf`).

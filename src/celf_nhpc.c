@@ -2,9 +2,9 @@
  * into G groups of M threads; each group owns heaps (one per group when the
  * runtime grants the threads asked for, more in turn otherwise) and its M
  * threads split the chunks of every gain evaluation.  Lane 0 drives the
- * CELF chain; the group meets at its own sense-reversing barrier twice per
- * evaluation (candidate posted; partial gains written) instead of at
- * team-wide barriers. */
+ * CELF chain and posts up to 2 M stale tops at a time; the group meets at
+ * its own sense-reversing barrier twice per step (candidates posted;
+ * partial gains written) instead of at team-wide barriers. */
 #include "fl_mf.h"
 #include "fl_omp.h"
 

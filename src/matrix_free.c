@@ -1,25 +1,28 @@
 /* Generations 4-6 (modes hc, hpc, nhpc): CELF without the n x m matrix.
  *
- * Candidates are split into blocks, one max-heap each.  Keys start as the
- * cluster bounds of fl_clusters (no exhaustive first pass) and become gains
- * once evaluated.  A round lets every heap yield its `batch` best fresh
- * entries (evaluated against the round's coverage), merges them and commits
- * the best `batch`; the post-selection pass then raises the coverage,
- * measures each pick's true marginal gain, prunes and refreshes the cluster
- * summaries.  ub[j] keeps a certified upper bound on each candidate's gain
- * (evaluated part + bounds of what was skipped or pruned), which gives the
- * `bound` of the result after a final lazy refinement of the k largest. */
+ * Candidates are split into blocks, one max-heap each.  Keys start as a
+ * common upper bound and become gains once evaluated; an evaluation visits
+ * only the leaf clusters of fl_clusters whose bound (or estimated mass) is
+ * not negligible beside eps times the last gain.  A round lets every heap
+ * yield its `batch` best fresh entries (evaluated against the round's
+ * coverage), merges them and commits them in order while each one's gain
+ * is certified to be at most eps stale; the post-selection pass then
+ * raises the coverage, measures each pick's true marginal gain, prunes and
+ * refreshes the cluster summaries.  ub[j] keeps a certified upper bound on
+ * each candidate's gain (evaluated part + bounds of what was skipped or
+ * pruned), which gives the `bound` of the result after a final lazy
+ * refinement of the k largest. */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include "fl_solvers.h"
 #include "fl_mf.h"
-#include "fl_celf.h"
+#include "fl_state.h"
 #include "fl_omp.h"
 
 /* Relative margin on computed gains when they serve as upper bounds. */
 #define FL_UB_SLACK 1e-12
-/* Exact evaluations allowed to tighten the final bound: 4 k + this. */
+/* Evaluations allowed to tighten the final bound: 4 k + this. */
 #define FL_REFINE_EXTRA 64
 /* Candidates posted per lane and group evaluation step (nhpc). */
 #define FL_POST_PER_LANE 2
@@ -366,7 +369,8 @@ static double bounded_gain(fl_mf *r, int j, double thresh, double *ub)
 }
 
 /* Sum of the k largest upper bounds on the open candidates' gains, the
- * largest ones replaced by exact gains (lazily, within a budget). */
+ * largest ones lazily replaced by the tighter bounds of a fresh evaluation
+ * against the final coverage (exact gains when eps = 0), within a budget. */
 static double refined_topk(fl_mf *r)
 {
   int nopen = 0;
@@ -396,7 +400,7 @@ static double refined_topk(fl_mf *r)
   return sum;
 }
 
-/* Open candidates in candidate order, keyed by their cluster bounds, in
+/* Open candidates in candidate order, all keyed by the same bound, in
  * nheaps contiguous blocks.  Returns f(initial) + the k largest keys. */
 static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
 {

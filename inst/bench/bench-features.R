@@ -17,8 +17,9 @@
 # Every timed run is a fresh R process, so its peak resident memory is its
 # own.  Environment variables shrink the runs to check the script quickly:
 # FACLOC_BENCH_LARGE_N, FACLOC_BENCH_QUALITY_N, FACLOC_BENCH_SPARSE_N,
-# FACLOC_BENCH_SEEDS.  At full size on 2 quiet cores: stochastic about
-# 15 minutes, quality about 10, sparse about 3.
+# FACLOC_BENCH_SEEDS.  At full size on 2 cores shared with other work
+# (load about 6): stochastic about 20 minutes, quality about 10, sparse
+# about 2; less on quiet cores.
 args <- commandArgs(trailingOnly = TRUE)
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))

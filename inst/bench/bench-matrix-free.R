@@ -6,19 +6,22 @@
 # its own.  Records seconds, peak memory, evaluations, pairs, f(S) relative
 # to exact greedy (mode dc, the same selection as g) and objective / bound.
 #
-#   Rscript inst/bench/bench-matrix-free.R [output.csv] [threads] [big]
+#   Rscript inst/bench/bench-matrix-free.R [output.csv] [threads] [big] [scale]
 #
 # threads: comma-separated thread counts (default "1,2"; add 4,8,16 on a
 # machine with more cores).  big: "yes" (default) also runs n = 2e5 and 1e6.
+# scale: multiplies every n (default 1; 0.1 for a quick check of the script).
 # On a quiet 2-core machine: about 25 minutes, most of it mode g at
 # n = 30000 (it builds the 7.2 GB matrix) and nhpc at n = 1e6.
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args) >= 1) args[1] else file.path("inst", "bench", "results", "matrix-free.csv")
 thread_set <- if (length(args) >= 2) as.integer(strsplit(args[2], ",")[[1]]) else 1:2
 big <- if (length(args) >= 3) args[3] == "yes" else TRUE
+scale <- if (length(args) >= 4) as.numeric(args[4]) else 1
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))
 library(facloc)
+options(width = 200)
 options(facloc.memory_limit = 20 * 2^30)
 
 one_run <- function(preset, n, mode, threads, k = 100) {
@@ -33,7 +36,7 @@ one_run <- function(preset, n, mode, threads, k = 100) {
 }
 
 if (identical(Sys.getenv("FACLOC_BENCH_CHILD"), "1")) {
-  spec <- strsplit(args[4], ",")[[1]]
+  spec <- strsplit(args[5], ",")[[1]]
   row <- one_run(spec[1], as.integer(spec[2]), spec[3], as.integer(spec[4]))
   write.table(row, out, sep = ",", append = TRUE, row.names = FALSE,
               col.names = !file.exists(out))
@@ -42,7 +45,7 @@ if (identical(Sys.getenv("FACLOC_BENCH_CHILD"), "1")) {
 
 child <- function(preset, n, mode, threads) {
   status <- system2(file.path(R.home("bin"), "Rscript"),
-                    c(file.path(here, "bench-matrix-free.R"), out, "1", "no",
+                    c(file.path(here, "bench-matrix-free.R"), out, "1", "no", "1",
                       paste(preset, n, mode, threads, sep = ",")),
                     env = "FACLOC_BENCH_CHILD=1")
   if (status != 0) stop("benchmark run failed: ", preset, " ", n, " ", mode, " ", threads)
@@ -50,10 +53,10 @@ child <- function(preset, n, mode, threads) {
 }
 
 if (file.exists(out)) file.remove(out)
-sizes <- c(small = 4000L, medium = 12000L, large = 30000L)
+sizes <- round(c(small = 4000, medium = 12000, large = 30000) * scale)
 for (preset in names(sizes)) for (mode in c("g", "dc", "hc", "hpc", "nhpc"))
   for (threads in thread_set) child(preset, sizes[[preset]], mode, threads)
-if (big) for (n in c(200000L, 1000000L)) child("large", n, "nhpc", 2L)
+if (big) for (n in round(c(200000, 1000000) * scale)) child("large", n, "nhpc", 2L)
 
 res <- read.csv(out)
 # f(S) relative to exact greedy of the same data set (dc = g's selection)
@@ -71,7 +74,7 @@ print(res[c("preset", "n", "mode", "threads", "seconds", "peak_mb", "evaluations
             "pairs_per_n2", "quality", "certificate")], row.names = FALSE)
 
 # the targets of issue 3 on the 30000-point set
-l <- res[res$n == 30000L, ]
+l <- res[res$n == sizes[["large"]], ]
 sec <- function(m, t) l$seconds[l$mode == m & l$threads == t]
 if (all(c(1L, 2L) %in% thread_set)) {
   cat(sprintf("nhpc 1T vs g 1T: %.1fx faster (target >= 10)\n", sec("g", 1) / sec("nhpc", 1)))

@@ -63,10 +63,12 @@ for (n in sizes) {
       }
       rows[[length(rows) + 1L]] <- r$row
       message(paste(names(r$row), r$row, sep = "=", collapse = " "))
-      if (cfg[1] == "occ" && rep == 1L)
+      if (cfg[1] == "occ" && rep == 1L) {   # the epochs that proposed anything
+        e <- r$fit$epochs
         epochs[[length(epochs) + 1L]] <- data.frame(
           algorithm = algorithm, n = n, threads = r$fit$threads, batch = r$fit$batch,
-          bound_P_batch = r$fit$workers * r$fit$batch, r$fit$epochs)
+          bound_P_batch = r$fit$workers * r$fit$batch, e[e$proposed > 0, ])
+      }
     }
   }
 }

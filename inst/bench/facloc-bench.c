@@ -90,12 +90,12 @@ static fl_control default_control(int mode, int k, int threads)
   c.k = k;
   c.threads = threads;
   c.batch = k / 20 > 1 ? k / 20 : 1;
-  c.eps = 0.01;
+  c.eps = 0.05;
   c.tau = 0.9;
   c.clusters = 32;
   c.group_size = 4;
   c.seed = 1;
-  c.epsilon = 0.1;
+  c.epsilon = 0.01;
   return c;
 }
 

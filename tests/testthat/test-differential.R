@@ -86,7 +86,8 @@ expect_valid <- function(fit, pr, label) {
   expect_true(fit$bound >= ref$objective * (1 - 1e-9), label = label)
 }
 
-seeds <- 1:60
+# FACLOC_DIFFERENTIAL_N shrinks the suite for slow runs (valgrind in CI).
+seeds <- seq_len(as.integer(Sys.getenv("FACLOC_DIFFERENTIAL_N", "60")))
 problems <- lapply(seeds, random_problem)
 exact <- c("g", "c", "dc")
 relaxed <- setdiff(facility_modes, exact)   # hc, hpc, nhpc, and any added since
@@ -182,7 +183,7 @@ occ_cases <- function(fun_name, lambda = 2) {
   skip_if_not(exists(fun_name, mode = "function") && exists("serial_order", mode = "function"),
               paste(fun_name, "not built yet"))
   fun <- get(fun_name, mode = "function")
-  for (seed in 1:5) {
+  for (seed in head(seeds, 5)) {
     X <- occ_data(seed)
     for (threads in 1:2) for (batch in c(1, 7, 40)) {
       label <- sprintf("%s seed %d, %d thread(s), batch %d", fun_name, seed, threads, batch)
@@ -210,6 +211,6 @@ test_that("OCC BP-means equals its serial run", {
   occ_cases("bpmeans")
 })
 
-test_that("the differential suite ran at least 300 comparisons", {
-  expect_gte(n_differential, 300L)
+test_that("the differential suite ran at least 5 comparisons per problem", {
+  expect_gte(n_differential, 5L * length(seeds))
 })

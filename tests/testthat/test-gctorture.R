@@ -27,6 +27,18 @@ record_calls <- function(drivers, X) {
       assign(name, f, envir = recorder)
     }
   }
+  # Runs on the parallel package's clusters (cl =) step the workers
+  # in-process, so that the workers' entry points are recorded too.
+  recorder$in_process_cluster <- in_process_cluster
+  replies <- list()
+  recorder$node_send <- function(node, fun, args) {
+    replies[[length(replies) + 1L]] <<- list(recorder$occ_worker(args[[2]], args[[3]], args[[4]]))
+  }
+  recorder$node_recv <- function(node) {
+    reply <- replies[[1L]][[1L]]
+    replies[[1L]] <<- NULL
+    reply
+  }
   for (driver in drivers) {
     environment(driver) <- recorder
     try(driver(X), silent = TRUE)   # what matters is what reached .Call
@@ -56,8 +68,15 @@ drivers <- list(
   function(X) predict(ofl(X, lambda = 1.5, threads = 2, seed = 1), X[1:3, ], threads = 1),
   function(X) ofl(X, lambda = 1.5, threads = 1, method = "serial", seed = 1),
   function(X) predict(bpmeans(X, lambda = 1.5, threads = 2, method = "occ", batch = 2), X[1:3, ], threads = 1),
-  function(X) bpmeans(X, lambda = 1.5, threads = 1, method = "serial")
+  function(X) bpmeans(X, lambda = 1.5, threads = 1, method = "serial"),
+  function(X) dpmeans(X, lambda = 1.5, cl = in_process_cluster(2), batch = 2),
+  function(X) ofl(X, lambda = 1.5, cl = in_process_cluster(2), batch = 2, seed = 1),
+  function(X) bpmeans(X, lambda = 1.5, cl = in_process_cluster(2), batch = 2)
 )
+
+# Two "workers" that record_calls() runs in this process.
+in_process_cluster <- function(P) structure(replicate(P, list(), simplify = FALSE),
+                                            class = c("SOCKcluster", "cluster"))
 
 digest_args <- function(args) {
   paste(vapply(args, function(a) paste(typeof(a), length(a), collapse = ":"), ""), collapse = ",")
@@ -74,6 +93,7 @@ strip_seconds <- function(x) {
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
 calls <- record_calls(drivers, Xg)
+
 
 test_that("every registered .Call entry point is reached by a driver", {
   registered <- names(getDLLRegisteredRoutines(getLoadedDLLs()[["facloc"]])$.Call)

@@ -13,8 +13,8 @@ installed_lib <- function() {
 # Run `lines` in an interactive child R (so an uncaught interrupt returns to
 # the prompt and the next line runs).  Each time its output shows one of
 # `triggers` (regular expressions, in turn, each searched after the
-# previous one was seen), send SIGINT.  Returns the output lines.
-run_interrupted_child <- function(lines, triggers, timeout = 60) {
+# previous one was seen), wait `delay` seconds and send SIGINT.  Returns the output lines.
+run_interrupted_child <- function(lines, triggers, timeout = 60, delay = 0) {
   dir <- tempfile("facloc-interrupt")
   dir.create(dir)
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
@@ -46,6 +46,7 @@ run_interrupted_child <- function(lines, triggers, timeout = 60) {
       if (Sys.time() > deadline) stop("the child never printed ", trigger, "\n", paste(text, collapse = "\n"))
       Sys.sleep(0.05)
     }
+    Sys.sleep(delay)
     tools::pskill(pid, tools::SIGINT)
     # later triggers are searched only in later output
     seen <- length(read_out())
@@ -94,7 +95,8 @@ test_that("SIGINT stops a long dpmeans, which can run again", {
     "cat('CAUGHT:', res, '\\n')",
     "fit <- dpmeans(X[1:200, ], lambda = 2, threads = 2)",
     "cat('AGAIN:', length(fit$cluster), '\\n')"
-  ), triggers = "STARTING")
-  expect_true(any(grepl("CAUGHT: .*interrupt", text)), info = paste(text, collapse = "\n"))
+  ), triggers = "STARTING", delay = 1.5)
+  expect_true(any(grepl("CAUGHT: facloc_interrupt interrupt condition", text)), info = paste(text, collapse = "\n"))
+  expect_false(any(grepl("finished", text[grepl("CAUGHT", text)])))
   expect_true(any(grepl("AGAIN: 200", text)), info = paste(text, collapse = "\n"))
 })

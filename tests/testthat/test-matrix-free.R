@@ -120,3 +120,12 @@ test_that("nhpc with one thread per group, k = m and verbose progress", {
   expect_output(facility_greedy(X, 3, mode = "nhpc", sigma = 1.5, threads = 1, verbose = TRUE),
                 "round 1")
 })
+
+test_that("facility_pass_time() times the exhaustive pass of initial gains", {
+  X <- mf_cases$gauss$X
+  pt <- facility_pass_time(X, sigma = 1, threads = 2)
+  expect_true(is.numeric(pt) && pt >= 0)
+  expect_equal(attr(pt, "pairs"), nrow(X)^2)
+  expect_equal(attr(pt, "gains"), colSums(ref_similarity(X, sigma = 1)), tolerance = 1e-12)
+  expect_error(facility_pass_time(X, sigma = -1), class = "facloc_error_argument")
+})

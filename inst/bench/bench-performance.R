@@ -1,0 +1,108 @@
+# Issue 9 benchmark: the default mode nhpc against one exhaustive pass.
+# For each preset, in one process and side by side: the time of one pass
+# over all n^2 similarities (facility_pass_time(), 1 thread), nhpc at 1 and
+# 2 threads (and any further thread counts asked for), and exact greedy's
+# objective for the quality figure (nhpc with batch = 1, eps = 0, tau = 1,
+# which the tests show returns greedy's selection without an n x m matrix).
+# Peak memory is that of a fresh process running nhpc at 2 threads alone.
+# Then nhpc at 2 threads on n = 1e6 points of the "large" mixture.
+#
+#   Rscript inst/bench/bench-performance.R [output.csv] [threads] [scale] [big]
+#
+# threads: comma-separated (default "1,2").  scale: multiplies every n
+# (default 1; 0.1 for a quick check of the script).  big: "yes" (default)
+# runs n = 1e6.  Timings are only meaningful on a quiet machine.  On this
+# 2-core machine: about 15 minutes without the 1e6 run, which takes longer
+# (see the results file of the last full run).
+args <- commandArgs(trailingOnly = TRUE)
+out <- if (length(args) >= 1) args[1] else file.path("inst", "bench", "results", "performance.csv")
+thread_set <- if (length(args) >= 2) as.integer(strsplit(args[2], ",")[[1]]) else 1:2
+scale <- if (length(args) >= 3) as.numeric(args[3]) else 1
+big <- if (length(args) >= 4) args[4] == "yes" else TRUE
+here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
+source(file.path(here, "machine.R"))
+library(facloc)
+options(width = 200)
+exact <- facility_control(batch = 1, eps = 0, tau = 1)
+
+side_by_side <- function(preset, n, k = 100) {
+  X <- facility_data(preset, n = n)
+  pass <- facility_pass_time(X, threads = 1)
+  greedy <- facility_greedy(X, k, mode = "nhpc", threads = max(thread_set), control = exact)
+  rows <- lapply(thread_set, function(threads) {
+    fit <- facility_greedy(X, k, mode = "nhpc", threads = threads)
+    data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, threads = fit$threads,
+               pass_seconds = as.numeric(pass), seconds = fit$seconds,
+               pass_fraction = fit$seconds / as.numeric(pass),
+               evaluations = fit$evaluations, pairs = fit$pairs,
+               pairs_per_n2 = fit$pairs / (as.double(nrow(X)) * nrow(X)),
+               quality = fit$objective / greedy$objective,
+               certificate = fit$objective / fit$bound, peak_mb = NA_real_)
+  })
+  do.call(rbind, rows)
+}
+
+memory_only <- function(preset, n, k = 100) {
+  X <- facility_data(preset, n = n)
+  run <- facloc:::measure_run(facility_greedy(X, k, mode = "nhpc", threads = 2))
+  fit <- run$value
+  data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, threads = fit$threads,
+             pass_seconds = NA_real_, seconds = run$seconds, pass_fraction = NA_real_,
+             evaluations = fit$evaluations, pairs = fit$pairs,
+             pairs_per_n2 = fit$pairs / (as.double(nrow(X)) * nrow(X)),
+             quality = NA_real_, certificate = fit$objective / fit$bound,
+             peak_mb = run$peak_bytes / 2^20)
+}
+
+if (identical(Sys.getenv("FACLOC_BENCH_CHILD"), "1")) {
+  spec <- strsplit(args[5], ",")[[1]]
+  fun <- if (spec[1] == "memory") memory_only else side_by_side
+  rows <- fun(spec[2], as.integer(spec[3]))
+  write.table(rows, out, sep = ",", append = TRUE, row.names = FALSE,
+              col.names = !file.exists(out))
+  quit(save = "no")
+}
+
+child <- function(what, preset, n) {
+  status <- system2(file.path(R.home("bin"), "Rscript"),
+                    c(file.path(here, "bench-performance.R"), out,
+                      paste(thread_set, collapse = ","), "1", "no",
+                      paste(what, preset, n, sep = ",")),
+                    env = "FACLOC_BENCH_CHILD=1")
+  if (status != 0) stop("benchmark run failed: ", what, " ", preset, " ", n)
+  cat(sprintf("%s %s n=%d done\n", what, preset, n))
+}
+
+if (file.exists(out)) file.remove(out)
+presets <- facility_presets()
+n12 <- round(12000 * scale)
+n30 <- round(30000 * scale)
+for (p in presets$name[presets$n == 12000L]) child("side", p, n12)
+for (p in c("large", "medium_cluster", "strong_cluster")) child("side", p, n30)
+child("memory", "large", n30)
+if (big) child("memory", "large", round(1e6 * scale))
+
+res <- read.csv(out)
+write_machine(sub("\\.csv$", "-machine.txt", out))
+print(res[c("preset", "n", "threads", "pass_seconds", "seconds", "pass_fraction",
+            "pairs_per_n2", "quality", "certificate", "peak_mb")], row.names = FALSE)
+
+# the targets of issue 9
+one <- res[res$threads == 1 & !is.na(res$pass_fraction), ]
+clustered <- one$preset != "uniform"
+cat(sprintf("n = %d clustered, 1 thread: worst %.3f of a pass (target <= 1/16 = 0.0625)\n",
+            n12, max(one$pass_fraction[clustered & one$n == n12])))
+cat(sprintf("n = %d clustered, 1 thread: worst %.3f of a pass (target <= 1/25 = 0.04)\n",
+            n30, max(one$pass_fraction[clustered & one$n == n30])))
+cat(sprintf("uniform, 1 thread: %.3f of a pass (target <= 0.5)\n",
+            one$pass_fraction[one$preset == "uniform"]))
+cat(sprintf("worst quality: %.5f (target >= 0.999)\n", min(res$quality, na.rm = TRUE)))
+if (all(1:2 %in% thread_set)) {
+  s30 <- res[res$n == n30 & !is.na(res$pass_fraction), ]
+  for (p in unique(s30$preset))
+    cat(sprintf("%s n = %d: 2 threads %.2fx faster than 1 (target >= 1.85)\n", p, n30,
+                s30$seconds[s30$preset == p & s30$threads == 1] /
+                  s30$seconds[s30$preset == p & s30$threads == 2]))
+}
+mem <- res[!is.na(res$peak_mb), ]
+print(mem[c("n", "threads", "seconds", "peak_mb", "certificate")], row.names = FALSE)
