@@ -38,6 +38,5 @@ bpmeans <- function(X, lambda, threads = facloc_threads(),
                     seed = NULL, order = NULL, cl = NULL) {
   s <- occ_settings("bpmeans", X, lambda, threads, method, batch, max_iter,
                     seed, order, cl)
-  if (!is.null(cl)) return(occ_distributed("bpmeans", s, cl))
-  occ_threaded("bpmeans", s)
+  occ_fit(s, cl)
 }

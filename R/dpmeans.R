@@ -100,6 +100,5 @@ dpmeans <- function(X, lambda, threads = facloc_threads(),
                     seed = NULL, order = NULL, cl = NULL) {
   s <- occ_settings("dpmeans", X, lambda, threads, method, batch, max_iter,
                     seed, order, cl)
-  if (!is.null(cl)) return(occ_distributed("dpmeans", s, cl))
-  occ_threaded("dpmeans", s)
+  occ_fit(s, cl)
 }

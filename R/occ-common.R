@@ -75,6 +75,11 @@ occ_check_status <- function(status, what) {
   check_status(status, what)
 }
 
+# The run of a validated setting `s`: distributed on `cl`, else threaded.
+occ_fit <- function(s, cl, u = NULL) {
+  if (!is.null(cl)) occ_distributed(s$fun, s, cl, u) else occ_threaded(s$fun, s, u)
+}
+
 # The threaded run of a validated setting: OCC epochs, or the serial pass in
 # the given order (a seed then shuffles the visiting order once).
 occ_threaded <- function(kind, s, u = NULL) {

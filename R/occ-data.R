@@ -1,12 +1,16 @@
 # Synthetic data of the OCC experiments (Pan et al., 2013) and the adjusted
 # Rand index to score recovered clusters.
 
-check_seeded <- function(seed) {
-  if (!is.null(seed)) check_count(seed, "seed", min = 0, max = .Machine$integer.max)
-}
-
-draw_seeded <- function(seed, expr) {
-  if (is.null(seed)) expr else with_seed(seed, expr)
+# Check a simulator's arguments, then draw(n, d, theta, sd) under `seed`
+# (NULL: the session's generator; otherwise that is left as it was).
+draw_checked <- function(n, d, theta, sd, seed, draw) {
+  n <- check_count(n, "n")
+  d <- check_count(d, "d")
+  theta <- check_positive(theta, "theta")
+  sd <- check_positive(sd, "sd")
+  if (is.null(seed)) return(draw(n, d, theta, sd))
+  seed <- check_count(seed, "seed", min = 0, max = .Machine$integer.max)
+  with_seed(seed, draw(n, d, theta, sd))
 }
 
 #' Data from a Dirichlet process mixture
@@ -41,11 +45,7 @@ draw_seeded <- function(seed, expr) {
 #' sim <- dp_data(500, seed = 1)
 #' table(sim$cluster)
 dp_data <- function(n, d = 16, theta = 1, sd = 0.5, seed = NULL) {
-  n <- check_count(n, "n")
-  d <- check_count(d, "d")
-  theta <- check_positive(theta, "theta")
-  sd <- check_positive(sd, "sd")
-  draw_seeded(check_seeded(seed), {
+  draw_checked(n, d, theta, sd, seed, function(n, d, theta, sd) {
     u <- stats::runif(n)
     weights <- numeric()
     left <- 1
@@ -84,11 +84,7 @@ dp_data <- function(n, d = 16, theta = 1, sd = 0.5, seed = NULL) {
 #' sim <- bp_data(500, seed = 1)
 #' colSums(sim$Z)
 bp_data <- function(n, d = 16, theta = 1, sd = 0.5, seed = NULL) {
-  n <- check_count(n, "n")
-  d <- check_count(d, "d")
-  theta <- check_positive(theta, "theta")
-  sd <- check_positive(sd, "sd")
-  draw_seeded(check_seeded(seed), {
+  draw_checked(n, d, theta, sd, seed, function(n, d, theta, sd) {
     weights <- numeric()
     pi <- 1
     repeat {

@@ -41,7 +41,7 @@ ofl <- function(X, lambda, threads = facloc_threads(), method = c("occ", "serial
   s <- occ_settings("ofl", X, lambda, threads, method, batch, max_iter = 1,
                     seed, order, cl)
   u <- if (is.null(s$seed)) stats::runif(s$n) else with_seed(s$seed, stats::runif(s$n))
-  fit <- if (!is.null(cl)) occ_distributed("ofl", s, cl, u) else occ_threaded("ofl", s, u)
+  fit <- occ_fit(s, cl, u)
   fit$uniforms <- u
   fit
 }

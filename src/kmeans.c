@@ -4,6 +4,7 @@
 #include "kmeans.h"
 #include "fl_kernel.h"
 #include "fl_omp.h"
+#include "fl_rng.h"
 
 /* Lloyd iterations: the bounds only need compact clusters, not a converged
  * optimum, and each iteration costs a pass of n K distances. */
@@ -11,14 +12,10 @@
 /* k-means++ seeding looks at a sample this large at most. */
 #define FL_KMEANS_SAMPLE 20000
 
-/* splitmix64: a small portable generator, so the core needs no R RNG. */
-static double uniform01(unsigned long long *state)
+/* Uniform on [0, 1) from the top 53 bits of fl_rng (no R RNG in the core). */
+static double uniform01(fl_rng *r)
 {
-  unsigned long long z = (*state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return (double) (z >> 11) * (1.0 / 9007199254740992.0);
+  return (double) (fl_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* k-means++ on a strided sample of the points: each new center is drawn
@@ -31,7 +28,8 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
   int ns = (n + step - 1) / step;
   double *dist = malloc((size_t) ns * sizeof(double));
   if (!dist) return FL_ERR_NOMEM;
-  unsigned long long state = 0x1234567ULL + seed;
+  fl_rng state;
+  fl_rng_seed(&state, UINT64_C(0x1234567) + seed);
   int first = (int) (uniform01(&state) * ns);
   if (first >= ns) first = ns - 1;
   memcpy(centers, x + (size_t) first * step * d, (size_t) d * sizeof(double));

@@ -324,11 +324,7 @@ void occ_bp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          char *chg, int threads, double *res, char *flag)
 {
   bp_state st = block_state(x, d, m, lambda, A, k, Z, Zp, zcap, chg, res);
-  (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(hi - lo >= OCC_PAR_MIN) schedule(static)
-#endif
-  for (int i = lo; i < hi; i++) flag[i - lo] = (char) bp_propose(&st, i, i - lo);
+  occ_propose_rows(bp_propose, &st, lo, hi, threads, flag);
 }
 
 /* res: np x 2d (residual, scratch).  On FL_OK *Zout (np x *zcap) holds the
@@ -344,11 +340,7 @@ int occ_bp_validate_list(double *res, int np, int d, double lambda,
   int status = (Z && Zp && chg) ? FL_OK : FL_ERR_NOMEM;
   bp_state st = block_state(NULL, d, np, lambda, A->v, A->k, Z, Zp, cap, chg, res);
   st.A = *A;
-  for (int j = 0; j < np && status == FL_OK; j++) {
-    int r = bp_validate(&st, j, j);
-    if (r < 0) status = FL_ERR_NOMEM;
-    else accepted[j] = r;
-  }
+  if (status == FL_OK) status = occ_validate_list(bp_validate, &st, np, accepted);
   *A = st.A;
   free(st.Zp);
   free(chg);

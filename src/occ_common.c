@@ -390,3 +390,55 @@ int occ_assign_open(occ_assign *a, int i)
   a->z[i] = a->c.k - 1;
   return FL_OK;
 }
+
+int occ_assign_run(const occ_setup *s, const occ_alg *alg, occ_assign *a,
+                   occ_trace *tr, int *cluster, occ_centers *centers)
+{
+  int status = occ_run(s, alg, tr);
+  if (status == FL_OK) {
+    memcpy(cluster, a->z, (size_t) s->n * sizeof(int));
+    *centers = a->c;
+    a->c.v = NULL;
+  } else {
+    occ_trace_free(tr);
+  }
+  occ_assign_free(a);
+  return status;
+}
+
+occ_assign occ_assign_view(const double *x, int d, int m, double lambda,
+                           const double *centers, int k, int *z, double *sd)
+{
+  occ_assign a = { 0 };
+  a.x = x;
+  a.n = m;
+  a.d = d;
+  a.lambda2 = lambda * lambda;
+  a.c.v = (double *) centers;   /* read only: proposals never push */
+  a.c.k = a.c.cap = a.kfix = k;
+  a.c.d = d;
+  a.z = z;
+  a.sd = sd;
+  return a;
+}
+
+void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
+                      int hi, int threads, char *flag)
+{
+  (void) threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) if(hi - lo >= OCC_PAR_MIN) schedule(static)
+#endif
+  for (int i = lo; i < hi; i++) flag[i - lo] = (char) propose(st, i, i - lo);
+}
+
+int occ_validate_list(int (*validate)(void *, int, int), void *st, int np,
+                      int *accepted)
+{
+  for (int j = 0; j < np; j++) {
+    int r = validate(st, j, j);
+    if (r < 0) return FL_ERR_NOMEM;
+    accepted[j] = r;
+  }
+  return FL_OK;
+}

@@ -129,6 +129,14 @@ void occ_assign_old(occ_assign *a, int i, int slot);
 double occ_assign_new(occ_assign *a, int i, int slot);
 /* Open a center at point i (validation only). */
 int occ_assign_open(occ_assign *a, int i);
+/* occ_run of an algorithm whose state starts with *a; on FL_OK z goes to
+ * cluster and the centers to *centers, otherwise tr is freed.  Frees *a. */
+int occ_assign_run(const occ_setup *s, const occ_alg *alg, occ_assign *a,
+                   occ_trace *tr, int *cluster, occ_centers *centers);
+/* A block's assignment state over caller-owned arrays (distributed steps);
+ * centers are only read unless the caller installs its own occ_centers. */
+occ_assign occ_assign_view(const double *x, int d, int m, double lambda,
+                           const double *centers, int k, int *z, double *sd);
 
 /* Cholesky solve of G a = b for a symmetric positive semi-definite k x k G
  * and k x d right-hand side b (row-major); a zero pivot sets its unknown to
@@ -151,6 +159,13 @@ int occ_bpmeans(const occ_setup *s, double lambda, unsigned char **Z,
 /* Distributed steps (R's parallel clusters): a worker holds m rows x of a
  * block with their state, the caller the model.  Each step runs the same
  * code as the threaded engine, so a distributed run has the same bits. */
+/* The loops of those steps: propose rows [lo, hi) of a block (slot and
+ * flag i - lo), and validate proposals 0..np-1 in order (slot j), stopping
+ * with FL_ERR_NOMEM when validate runs out of memory. */
+void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
+                      int hi, int threads, char *flag);
+int occ_validate_list(int (*validate)(void *, int, int), void *st, int np,
+                      int *accepted);
 void occ_dp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          const double *centers, int k, double lambda,
                          int threads, int *z, double *sd, char *flag);

@@ -128,15 +128,7 @@ int occ_dpmeans(const occ_setup *s, double lambda, int *cluster,
   for (int i = 0; i < s->n; i++) st.zprev[i] = -1;
   occ_alg alg = { &st, sizeof(double), occ_assign_begin, dp_propose, dp_validate,
                   dp_end_pass };
-  status = occ_run(s, &alg, tr);
-  if (status == FL_OK) {
-    memcpy(cluster, st.a.z, (size_t) s->n * sizeof(int));
-    *centers = st.a.c;
-    st.a.c.v = NULL;
-  } else {
-    occ_trace_free(tr);
-  }
-  occ_assign_free(&st.a);
+  status = occ_assign_run(s, &alg, &st.a, tr, cluster, centers);
   free(st.zprev);
   return status;
 }
@@ -159,52 +151,27 @@ void occ_predict_nearest(const double *x, int n, int d, const double *centers,
 
 /* Distributed steps: a worker holds a block of rows (x, z, zprev), the
  * caller the centers; each step is the threaded run's code on that block. */
-static occ_assign block_assign(const double *x, int d, int m, double lambda,
-                               const double *centers, int k, int *z, double *sd)
-{
-  occ_assign a = { 0 };
-  a.x = x;
-  a.n = m;
-  a.d = d;
-  a.lambda2 = lambda * lambda;
-  a.c.v = (double *) centers;   /* read only: proposals never push */
-  a.c.k = a.c.cap = a.kfix = k;
-  a.c.d = d;
-  a.z = z;
-  a.sd = sd;
-  return a;
-}
-
 void occ_dp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          const double *centers, int k, double lambda,
                          int threads, int *z, double *sd, char *flag)
 {
-  dp_state st = { block_assign(x, d, m, lambda, centers, k, z, sd), NULL };
-  (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(hi - lo >= OCC_PAR_MIN) schedule(static)
-#endif
-  for (int i = lo; i < hi; i++) flag[i - lo] = (char) dp_propose(&st, i, i - lo);
+  dp_state st = { occ_assign_view(x, d, m, lambda, centers, k, z, sd), NULL };
+  occ_propose_rows(dp_propose, &st, lo, hi, threads, flag);
 }
 
 int occ_dp_validate_list(const double *xp, int np, int d, double lambda,
                          occ_centers *c, int *z, double *sd, int *accepted)
 {
-  dp_state st = { block_assign(xp, d, np, lambda, c->v, c->k, z, sd), NULL };
+  dp_state st = { occ_assign_view(xp, d, np, lambda, c->v, c->k, z, sd), NULL };
   st.a.c = *c;
-  int status = FL_OK;
-  for (int j = 0; j < np && status == FL_OK; j++) {
-    int r = dp_validate(&st, j, j);
-    if (r < 0) status = FL_ERR_NOMEM;
-    else accepted[j] = r;
-  }
+  int status = occ_validate_list(dp_validate, &st, np, accepted);
   *c = st.a.c;
   return status;
 }
 
 void occ_dp_block_sums(const double *x, int d, int m, int *z, int k, double *out)
 {
-  occ_assign a = block_assign(x, d, m, 0.0, NULL, k, z, NULL);
+  occ_assign a = occ_assign_view(x, d, m, 0.0, NULL, k, z, NULL);
   memset(out, 0, (size_t) k * (d + 1) * sizeof(double));
   dp_sums(&a, 0, m, out);
 }
@@ -212,7 +179,7 @@ void occ_dp_block_sums(const double *x, int d, int m, int *z, int k, double *out
 double occ_dp_block_cost(const double *x, int d, int m, int *z,
                          const double *centers, int k)
 {
-  occ_assign a = block_assign(x, d, m, 0.0, centers, k, z, NULL);
+  occ_assign a = occ_assign_view(x, d, m, 0.0, centers, k, z, NULL);
   double cost = 0.0;
   dp_cost(&a, 0, m, &cost);
   return cost;

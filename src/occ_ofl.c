@@ -70,17 +70,9 @@ int occ_ofl(const occ_setup *s, double lambda, const double *u, int *cluster,
   st.cost = cost;
   occ_alg alg = { &st, sizeof(double), occ_assign_begin, ofl_propose, ofl_validate,
                   ofl_end_pass };
-  status = occ_run(s, &alg, tr);
-  if (status == FL_OK) {
-    memcpy(cluster, st.a.z, (size_t) s->n * sizeof(int));
-    *centers = st.a.c;
-    st.a.c.v = NULL;
-    *facility = st.facility;
-  } else {
-    occ_trace_free(tr);
-    free(st.facility);
-  }
-  occ_assign_free(&st.a);
+  status = occ_assign_run(s, &alg, &st.a, tr, cluster, centers);
+  if (status == FL_OK) *facility = st.facility;
+  else free(st.facility);
   return status;
 }
 
@@ -92,15 +84,7 @@ static ofl_state block_state(const double *x, int d, int m, double lambda,
 {
   ofl_state st;
   memset(&st, 0, sizeof st);
-  st.a.x = x;
-  st.a.n = m;
-  st.a.d = d;
-  st.a.lambda2 = lambda * lambda;
-  st.a.c.v = (double *) centers;
-  st.a.c.k = st.a.c.cap = st.a.kfix = k;
-  st.a.c.d = d;
-  st.a.z = z;
-  st.a.sd = sd;
+  st.a = occ_assign_view(x, d, m, lambda, centers, k, z, sd);
   st.u = u;
   st.cost = cost;
   return st;
@@ -112,11 +96,7 @@ void occ_ofl_propose_rows(const double *x, int d, int m, int lo, int hi,
                           double *sd, char *flag)
 {
   ofl_state st = block_state(x, d, m, lambda, centers, k, z, sd, u, cost);
-  (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(hi - lo >= OCC_PAR_MIN) schedule(static)
-#endif
-  for (int i = lo; i < hi; i++) flag[i - lo] = (char) ofl_propose(&st, i, i - lo);
+  occ_propose_rows(ofl_propose, &st, lo, hi, threads, flag);
 }
 
 int occ_ofl_validate_list(const double *xp, int np, int d, double lambda,
@@ -125,12 +105,7 @@ int occ_ofl_validate_list(const double *xp, int np, int d, double lambda,
 {
   ofl_state st = block_state(xp, d, np, lambda, c->v, c->k, z, sd, u, cost);
   st.a.c = *c;
-  int status = FL_OK;
-  for (int j = 0; j < np && status == FL_OK; j++) {
-    int r = ofl_validate(&st, j, j);
-    if (r < 0) status = FL_ERR_NOMEM;
-    else accepted[j] = r;
-  }
+  int status = occ_validate_list(ofl_validate, &st, np, accepted);
   *c = st.a.c;
   free(st.facility);
   return status;

@@ -9,16 +9,8 @@
 #
 # Set FACLOC_LIB to load facloc from a private library (the workers get it
 # too).  Results go to inst/bench/results/cluster.csv (or the directory given).
-args <- commandArgs(trailingOnly = TRUE)
-small <- "--small" %in% args
-args <- setdiff(args, "--small")
-outdir <- if (length(args)) args[1] else file.path("inst", "bench", "results")
-dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
-lib <- Sys.getenv("FACLOC_LIB")
-if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc)
-source(file.path(here, "machine.R"))
-options(facloc.memory_limit = 16 * 2^30)
+source(file.path(here, "bench-common.R"))
 
 n_dp <- if (small) 20000 else 1e6
 n_fl <- if (small) 3000 else 30000

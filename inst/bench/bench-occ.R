@@ -9,16 +9,8 @@
 #
 # Set FACLOC_LIB to load facloc from a private library.  Results go to
 # inst/bench/results/occ*.csv (or the directory given).
-args <- commandArgs(trailingOnly = TRUE)
-small <- "--small" %in% args
-args <- setdiff(args, "--small")
-outdir <- if (length(args)) args[1] else file.path("inst", "bench", "results")
-dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
-lib <- Sys.getenv("FACLOC_LIB")
-if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc)
-source(file.path(here, "machine.R"))
-options(facloc.memory_limit = 16 * 2^30)
+source(file.path(here, "bench-common.R"))
 
 sizes <- if (small) c(2000, 20000) else c(1e5, 1e6)
 reps <- if (small) 1L else 3L

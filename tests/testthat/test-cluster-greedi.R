@@ -1,11 +1,5 @@
 # facility_greedy(cl = ): GreeDi on a local PSOCK cluster of two workers.
 
-can_start_cluster <- function() {
-  cl <- tryCatch(parallel::makePSOCKcluster(1), error = function(e) NULL)
-  if (is.null(cl)) return(FALSE)
-  parallel::stopCluster(cl)
-  TRUE
-}
 cluster_ok <- can_start_cluster()
 
 test_that("GreeDi is within its documented factor of single-machine greedy", {

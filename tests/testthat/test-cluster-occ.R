@@ -1,12 +1,6 @@
 # OCC runs on a local PSOCK cluster of two workers equal the threaded runs
 # with two threads; failures are classed and attributed to their worker.
 
-can_start_cluster <- function() {
-  cl <- tryCatch(parallel::makePSOCKcluster(1), error = function(e) NULL)
-  if (is.null(cl)) return(FALSE)
-  parallel::stopCluster(cl)
-  TRUE
-}
 cluster_ok <- can_start_cluster()
 
 # Replace occ_worker on worker p by one that runs `action` at step `op`.
