@@ -11,8 +11,9 @@
 #' center or opening a cluster, then recomputes the means (dropping empty
 #' clusters) and repeats until no assignment changes; the objective never
 #' increases. The OCC algorithm (Pan et al., 2013) splits the rows into
-#' \eqn{P} contiguous blocks, one per worker (`threads` workers; the
-#' workers of `cl`). In each epoch every worker takes the next `batch`
+#' \eqn{P} contiguous blocks, one per worker (`threads` workers, as many as
+#' asked even where fewer cores run them, so the answer does not depend on
+#' the machine; or the workers of `cl`). In each epoch every worker takes the next `batch`
 #' points of its block and assigns them against the centers known at the
 #' epoch's start, proposing those farther than `lambda` from all of them;
 #' the main thread then validates the proposals in a fixed order (worker,

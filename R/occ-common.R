@@ -10,8 +10,11 @@ occ_settings <- function(fun, X, lambda, threads, method, batch, max_iter,
   X <- check_points(X, "X")
   n <- nrow(X)
   lambda <- check_positive(lambda, "lambda")
-  # with a cluster, `threads` are each worker's, capped on the worker
-  threads <- if (is.null(cl)) resolve_threads(threads) else check_count(threads, "threads")
+  # `threads` as asked sets the number of OCC workers P, so the answer is the
+  # same on every machine; the threads that run them are capped at the cores.
+  # With a cluster, `threads` are each worker's, capped on the worker.
+  requested <- check_count(threads, "threads")
+  threads <- if (is.null(cl)) resolve_threads(requested) else requested
   if (identical(method, c("occ", "serial"))) method <- "occ"
   method <- check_choice(method, c("occ", "serial"), "method")
   max_iter <- check_count(max_iter, "max_iter")
@@ -21,7 +24,7 @@ occ_settings <- function(fun, X, lambda, threads, method, batch, max_iter,
   if (!is.null(cl) && method == "serial")
     abort_argument("cl", "needs method = \"occ\": the serial algorithm runs on one process")
   workers <- if (method == "serial") 1L
-             else if (!is.null(cl)) cluster_size(cl) else threads
+             else if (!is.null(cl)) cluster_size(cl) else requested
   batch <- if (is.null(batch)) default_batch(n, workers) else check_count(batch, "batch")
   batch <- min(batch, ceiling(n / workers))
   list(fun = fun, X = X, n = n, d = ncol(X), lambda = lambda, threads = threads,

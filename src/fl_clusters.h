@@ -15,7 +15,7 @@
 #define FL_CHUNK 64
 /* A cluster is skipped only if its estimated mass is below this fraction
  * of the skip threshold (see fl_clusters_plan). */
-#define FL_EST_FRACTION 0.1
+#define FL_EST_FRACTION 0.01
 
 typedef struct {
   int lo, hi;     /* clients lo..hi-1 of the layout */
