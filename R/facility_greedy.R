@@ -191,7 +191,10 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #' @param eps Relaxation of modes `"hc"`, `"hpc"`, `"nhpc"`, in \eqn{[0, 1]}:
 #'   a leaf cluster of clients is skipped for a candidate when its upper
 #'   bound is below `eps` times the last committed gain (the first round
-#'   uses the best gain of a small sample), and a round's later picks are
+#'   uses the best gain of a small sample) and an estimate of its
+#'   similarity mass (Jensen's lower bound, which is close to it in high
+#'   dimension where the ball bounds are loose) is below `eps / 100` times
+#'   that gain; and a round's later picks are
 #'   committed only while the earlier picks of the round can have lowered
 #'   their gains by at most `eps` of them. 0 disables both. The default
 #'   0.05 was chosen by measurement: on the benchmark presets it keeps

@@ -167,6 +167,8 @@ int occ_bp_keep(double *G, double *B, int K, int d, int *keep)
 {
   int kept = 0;
   for (int k = 0; k < K; k++) if (G[(size_t) k * K + k] > 0) keep[kept++] = k;
+  /* the whole map travels to cluster workers: no unwritten entries */
+  for (int k = kept; k < K; k++) keep[k] = -1;
   for (int j = 0; j < kept; j++) {
     for (int m = 0; m < kept; m++) G[(size_t) j * kept + m] = G[(size_t) keep[j] * K + keep[m]];
     memmove(B + (size_t) j * d, B + (size_t) keep[j] * d, (size_t) d * sizeof(double));

@@ -23,8 +23,8 @@ one_run <- function(preset, mode, threads, k = 100) {
 if (identical(Sys.getenv("FACLOC_BENCH_CHILD"), "1")) {
   spec <- strsplit(args[2], ",")[[1]]
   row <- one_run(spec[1], spec[2], as.integer(spec[3]))
-  write.table(row, out, sep = ",", append = TRUE, row.names = FALSE,
-              col.names = !file.exists(out))
+  fresh <- !file.exists(out)
+  write.table(row, out, sep = ",", append = !fresh, row.names = FALSE, col.names = fresh)
   quit(save = "no")
 }
 
