@@ -163,7 +163,7 @@ static int bench(int mode_arg, int threads, int n, int d, int k, double sigma,
 /* ---- fuzz: allocation failures and interrupts are injected ---- */
 
 /* Allocation failure injection: the core's object files are linked with
- * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc (see Makefile), so their
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc (see GNUmakefile), so their
  * calls land here.  alloc_countdown > 0 fails the countdown-th allocation. */
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
