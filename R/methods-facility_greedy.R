@@ -46,8 +46,11 @@ print.summary.facility_greedy <- function(x, ...) {
   cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s\n", x$mode,
               x$threads, if (x$threads == 1L) "" else "s"))
   cat(sprintf("Clients: %d  Candidates: %d  k: %d\n", x$n, x$m, x$k))
-  cat(sprintf("f(S): %.6g  upper bound: %.6g  certified within %.2f%% of optimal\n",
-              x$objective, x$bound, 100 * (1 - x$certificate)))
+  if (is.na(x$certificate))
+    cat(sprintf("f(S): %.6g  (this mode gives no upper bound)\n", x$objective))
+  else
+    cat(sprintf("f(S): %.6g  upper bound: %.6g  certified within %.2f%% of optimal\n",
+                x$objective, x$bound, 100 * (1 - x$certificate)))
   cat(sprintf("Time: %.3g s  gain evaluations: %.0f  kernel evaluations: %.0f\n",
               x$seconds, x$evaluations, x$pairs))
   cat("Picks:\n")
