@@ -208,10 +208,11 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #' @param group_size Threads per group (M) in mode `"nhpc"`. `NULL` (the
 #'   default) takes \eqn{M = \min(4, \max(1, \lfloor T/4 \rfloor))}{M =
 #'   min(4, max(1, floor(T / 4)))} for \eqn{T} threads: the specification's
-#'   M = 4 from 16 threads up, keeping at least 4 groups (heaps) below
-#'   that. Groups of 2 threads cost one barrier pair per evaluation step; on
-#'   2 cores we measured them 2.3 times slower than two groups of one thread
-#'   (n = 4000, k = 100).
+#'   M = 4 from 16 threads up, 2 from 8, and groups of one thread below 8.
+#'   Groups of 2 threads cost one barrier pair per evaluation step; on 2
+#'   cores, with one other busy process, we measured them 2.3 times slower
+#'   than two groups of one thread at n = 30000 and 8 times slower at
+#'   n = 4000 (k = 100).
 #' @param seed Seed of the k-means initialisation and of the samples of mode
 #'   `"stochastic"` (a whole number), so the same input always gives the
 #'   same answer.
