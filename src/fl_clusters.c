@@ -249,7 +249,7 @@ static inline double exp_neg_upper(double x)
 void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, double *d2)
 {
   int K = cl->K;
-  for (int k = 0; k < K; k++) d2[k] = fl_sqdist(yc, cl->mu + (size_t) k * cl->d, cl->d);
+  fl_sqdist_rows(cl->mu, K, yc, cl->d, d2);
   const double *rad = cl->rad;
   double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2;
   FL_SIMD
@@ -291,11 +291,12 @@ double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *d
 double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, int all)
 {
   const fl_chunk *c = &cl->chunk[ch];
-  int hi = all ? c->hi : c->lo + c->nact, d = cl->d;
-  double inv2s2 = cl->inv2s2, g = 0.0;
-  for (int i = c->lo; i < hi; i++) {
-    double diff = fl_rbf(cl->xs + (size_t) i * d, yc, d, inv2s2) - cl->cover[i];
-    if (diff > 0) g += cl->ws[i] * diff;
+  int cnt = all ? c->hi - c->lo : c->nact;
+  double s[FL_CHUNK], g = 0.0;
+  fl_rbf_rows(cl->xs + (size_t) c->lo * cl->d, cnt, yc, cl->d, cl->inv2s2, s);
+  for (int t = 0; t < cnt; t++) {
+    double diff = s[t] - cl->cover[c->lo + t];
+    if (diff > 0) g += cl->ws[c->lo + t] * diff;
   }
   return g;
 }
@@ -366,20 +367,20 @@ double fl_clusters_post_chunk(fl_clusters *cl, int ch, const double *const *ypic
                               int cover, int summary, int tid)
 {
   fl_chunk *c = &cl->chunk[ch];
-  int d = cl->d, K = cl->K;
-  double inv2s2 = cl->inv2s2, pairs = 0.0;
+  int K = cl->K, cnt = c->hi - c->lo;
+  double pairs = 0.0, s[FL_CHUNK];
   for (int q = 0; cover && q < npick; q++) {
     double g = 0.0;
     if (!skip[(size_t) q * K + c->cluster]) {
-      for (int i = c->lo; i < c->hi; i++) {
-        double s = fl_rbf(cl->xs + (size_t) i * d, ypick[q], d, inv2s2);
-        double diff = s - cl->cover[i];
+      fl_rbf_rows(cl->xs + (size_t) c->lo * cl->d, cnt, ypick[q], cl->d, cl->inv2s2, s);
+      for (int t = 0; t < cnt; t++) {
+        double diff = s[t] - cl->cover[c->lo + t];
         if (diff > 0) {
-          g += cl->ws[i] * diff;
-          cl->cover[i] = s;
+          g += cl->ws[c->lo + t] * diff;
+          cl->cover[c->lo + t] = s[t];
         }
       }
-      pairs += c->hi - c->lo;
+      pairs += cnt;
     }
     if (part) part[q] = g;
   }

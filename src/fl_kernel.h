@@ -1,5 +1,6 @@
-/* The RBF kernel: every solver and the objective go through these, so the
- * same pair always gets the same bits whichever mode computes it. */
+/* The RBF kernel.  fl_rbf() is the exact modes' (g, c, dc, the budgeted
+ * and sparse solvers) and the reference pass's: the same pair gets the
+ * same bits in each.  The matrix-free modes go through fl_rbf_rows(). */
 #ifndef FL_KERNEL_H
 #define FL_KERNEL_H
 
@@ -23,5 +24,14 @@ static inline double fl_rbf(const double *restrict a, const double *restrict b,
 {
   return exp(-fl_sqdist(a, b, d) * inv2s2);
 }
+
+/* Squared distances of y to cnt rows (row-major, d columns), four rows per
+ * sweep over the coordinates. */
+void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double *out);
+/* out[i] = exp(-||row_i - y||^2 inv2s2) with a vectorised exp() within
+ * 1 ulp of the C library's: the matrix-free modes' kernel.  The exact
+ * modes and the reference pass keep fl_rbf(). */
+void fl_rbf_rows(const double *rows, int cnt, const double *y, int d, double inv2s2,
+                 double *out);
 
 #endif

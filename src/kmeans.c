@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include "facloc.h"
 #include "kmeans.h"
 #include "fl_kernel.h"
@@ -58,13 +59,18 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
   return FL_OK;
 }
 
+/* Centers are scanned in blocks of this many (distances on the stack). */
+#define FL_KMEANS_BLOCK 64
+
 static int nearest(const double *xi, const double *centers, int K, int d)
 {
   int best = 0;
-  double bd = fl_sqdist(xi, centers, d);
-  for (int c = 1; c < K; c++) {
-    double dc = fl_sqdist(xi, centers + (size_t) c * d, d);
-    if (dc < bd) { bd = dc; best = c; }
+  double bd = INFINITY, d2[FL_KMEANS_BLOCK];
+  for (int c0 = 0; c0 < K; c0 += FL_KMEANS_BLOCK) {
+    int cnt = K - c0 < FL_KMEANS_BLOCK ? K - c0 : FL_KMEANS_BLOCK;
+    fl_sqdist_rows(centers + (size_t) c0 * d, cnt, xi, d, d2);
+    for (int c = 0; c < cnt; c++)
+      if (d2[c] < bd) { bd = d2[c]; best = c0 + c; }
   }
   return best;
 }

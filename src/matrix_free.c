@@ -1,6 +1,6 @@
 /* Generations 4-6 (modes hc, hpc, nhpc): CELF without the n x m matrix.
  *
- * Candidates are split into blocks, one max-heap each.  Keys start as a
+ * Candidates are dealt to heaps in turn, one max-heap each.  Keys start as a
  * common upper bound and become gains once evaluated; an evaluation visits
  * only the leaf clusters of fl_clusters whose bound (or estimated mass) is
  * not negligible beside eps times the last gain.  A round lets every heap
@@ -400,20 +400,31 @@ static double refined_topk(fl_mf *r)
   return sum;
 }
 
-/* Open candidates in candidate order, all keyed by the same bound, in
- * nheaps contiguous blocks.  Returns f(initial) + the k largest keys. */
+/* Open candidates, all keyed by the same bound, dealt to the nheaps heaps
+ * in turn: heap h gets open candidates h, h + H, h + 2 H, ...  Rows of
+ * real data come in runs (sorted, or cluster by cluster), so contiguous
+ * blocks would give one heap the dense regions, most of the round's
+ * evaluations and the other threads idle time.  Each heap's share is one
+ * run of entries.  Returns f(initial) + the k largest keys. */
 static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
 {
   for (int t = 0; t < p->ninitial; t++) r->chosen[p->initial[t]] = 1;
   int nopen = 0;
+  for (int j = 0; j < p->m; j++) nopen += !r->chosen[j];
+  int H = r->nheaps, t = 0;
   for (int j = 0; j < p->m; j++)
-    if (!r->chosen[j]) r->entries[nopen++].idx = j;
+    if (!r->chosen[j]) {
+      int h = t % H;   /* heaps before h hold (nopen - h' + H - 1) / H each */
+      int base = h * (nopen / H) + (h < nopen % H ? h : nopen % H);
+      r->entries[base + t / H].idx = j;
+      t++;
+    }
   initial_keys(r, nopen);
   *open = nopen;
-  for (int h = 0; h < r->nheaps; h++) {
-    int lo = (int) ((long long) nopen * h / r->nheaps);
-    int hi = (int) ((long long) nopen * (h + 1) / r->nheaps);
-    fl_heap_build(&r->heaps[h], r->entries + lo, hi - lo);
+  for (int h = 0, lo = 0; h < H; h++) {
+    int size = nopen / H + (h < nopen % H);
+    fl_heap_build(&r->heaps[h], r->entries + lo, size);
+    lo += size;
   }
   double *keys = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(double));
   double top = 0.0;
