@@ -71,10 +71,11 @@ static void residual(const double *x, const unsigned char *z, const double *A,
       for (int t = 0; t < d; t++) r[t] -= A[(size_t) j * d + t];
 }
 
-static void bp_begin(void *ptr)
+static double bp_begin(void *ptr)
 {
   bp_state *st = ptr;
   st->kfix = st->A.k;
+  return (double) (st->kfix + 1) * st->d;
 }
 
 static int bp_propose(void *ptr, int i, int slot)

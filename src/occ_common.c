@@ -186,6 +186,29 @@ static int epoch_row(const occ_setup *s, int t, int slot)
   return i < hi ? i : -1;
 }
 
+/* Propose for the c epochs from epoch t, one (epoch, worker) block of b
+ * slots at a time: the block's rows are consecutive, so the loop over
+ * them does no index arithmetic. */
+static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
+                           double work, char *flags)
+{
+  const int P = s->workers, b = s->batch, nblocks = c * P;
+  int parallel = (double) c * P * b * work >= OCC_PAR_MIN_WORK;
+  (void) parallel;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(s->threads) if(parallel) schedule(static)
+#endif
+  for (int blk = 0; blk < nblocks; blk++) {
+    int e = blk / P, p = blk % P, lo, hi;
+    occ_shard_range(s->n, P, p, &lo, &hi);
+    int first = lo + (t + e) * b, base = e * P * b + p * b;
+    int count = first < hi ? (hi - first < b ? hi - first : b) : 0;
+    for (int r = 0; r < count; r++)
+      flags[base + r] = (char) a->propose(a->st, first + r, base + r);
+    memset(flags + base + count, 0, (size_t) (b - count));
+  }
+}
+
 /* Validate epoch t, whose proposals sit at scratch slots base + slot. */
 static int validate_epoch(const occ_setup *s, const occ_alg *a, occ_trace *tr,
                           int pass, int t, int base, const char *flags,
@@ -216,14 +239,7 @@ static int occ_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
   while (t < epochs) {
     int c = chunk < epochs - t ? chunk : epochs - t;
     double t0 = occ_now();
-    a->begin_epoch(a->st);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(s->threads) if(c * slots >= OCC_PAR_MIN) schedule(static)
-#endif
-    for (int j = 0; j < c * slots; j++) {
-      int i = epoch_row(s, t + j / slots, j % slots);
-      flags[j] = (char) (i >= 0 ? a->propose(a->st, i, j) : 0);
-    }
+    propose_epochs(s, a, t, c, a->begin_epoch(a->st), flags);
     double share = (occ_now() - t0) / c;   /* proposal time split evenly */
     int done = 0, accepted = 0;
     while (done < c && accepted == 0) {
@@ -362,10 +378,11 @@ void occ_assign_free(occ_assign *a)
   a->sd = NULL;
 }
 
-void occ_assign_begin(void *st)
+double occ_assign_begin(void *st)
 {
   occ_assign *a = st;
   a->kfix = a->c.k;
+  return (double) (a->kfix + 1) * a->d;
 }
 
 void occ_assign_old(occ_assign *a, int i, int slot)

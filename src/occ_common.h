@@ -64,13 +64,18 @@ typedef struct {
 /* Loops over fewer points than this run on one thread: a parallel region
  * costs more than they do (results never depend on the thread count). */
 #define OCC_PAR_MIN 4096
+/* Proposal steps run on one thread below this much work (in distance
+ * terms, coordinates times centers, about 3 flops each): OFL's epochs are
+ * short in points but each point meets thousands of facilities. */
+#define OCC_PAR_MIN_WORK 65536.0
 
 /* An algorithm plugged into the engine. */
 typedef struct {
   void *st;
   size_t slot_bytes;    /* per-proposal scratch it keeps (see occ_slots) */
-  /* Before each epoch (main thread): freeze what proposals may read. */
-  void (*begin_epoch)(void *st);
+  /* Before each epoch (main thread): freeze what proposals may read;
+   * returns the work of one proposal (coordinates times centers). */
+  double (*begin_epoch)(void *st);
   /* Any thread: 1 if point i proposes; slot is its place in the epoch. */
   int (*propose)(void *st, int i, int slot);
   /* Main thread, validation order: 1 accepted, 0 rejected, -1 no memory. */
@@ -122,7 +127,7 @@ typedef struct {
 
 int occ_assign_init(occ_assign *a, const occ_setup *s, double lambda);
 void occ_assign_free(occ_assign *a);
-void occ_assign_begin(void *st);
+double occ_assign_begin(void *st);
 /* Nearest frozen center of point i into z[i] and sd[slot]. */
 void occ_assign_old(occ_assign *a, int i, int slot);
 /* Continue with the centers accepted since; returns the squared distance. */
