@@ -1,7 +1,8 @@
-/* Generation 4 (mode hc): hierarchical CELF without W.  One heap per
- * thread, each refreshed by one thread against the cluster bounds; the
- * round's picks are merged serially, then the coverage update and the
- * cluster summary refresh run as two separate parallel passes. */
+/* Generation 4 (mode hc): hierarchical CELF without W.  Per-thread heaps
+ * (a few per thread, taken in turn), each refreshed by one thread against
+ * the cluster bounds; the round's picks are merged serially, then the
+ * coverage update and the cluster summary refresh run as two separate
+ * parallel passes. */
 #include "fl_mf.h"
 #include "fl_omp.h"
 
@@ -9,12 +10,9 @@ void fl_round_hc(fl_mf *r)
 {
   int threads = r->c->threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#pragma omp parallel num_threads(threads)
 #endif
-  for (int h = 0; h < r->nheaps; h++) {
-    int iter = 0;
-    fl_mf_refresh(r, h, 0, 1, NULL, &iter);
-  }
+  fl_mf_refresh_heaps(r);
   fl_mf_merge(r);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)

@@ -12,13 +12,7 @@ void fl_round_hpc(fl_mf *r)
 #pragma omp parallel num_threads(r->c->threads)
 #endif
   {
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-    for (int h = 0; h < r->nheaps; h++) {
-      int iter = 0;
-      fl_mf_refresh(r, h, 0, 1, NULL, &iter);
-    }
+    fl_mf_refresh_heaps(r);
 #ifdef _OPENMP
 #pragma omp single
 #endif

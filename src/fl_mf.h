@@ -11,28 +11,27 @@
 #include "fl_barrier.h"
 
 /* Per-heap evaluation scratch, shared by the threads of the group working
- * on that heap.  The leader posts up to cap candidates at a time; their
- * work items (candidate, chunk) are dealt to the lanes.  posted is
- * double-buffered by step parity, so the leader may post the next step
+ * on that heap.  The leader posts up to cap candidates at a time; the
+ * lanes plan them (candidate q by lane q mod M), then share out their work
+ * items (the chunks each plan visits, candidate after candidate).  posted
+ * is double-buffered by step parity, so the leader may post the next step
  * while followers still read the last. */
 typedef struct {
   int posted[2];
   int cap, npend;
   fl_entry *pending;   /* cap: the entries being evaluated */
   double *left;        /* cap: bound on what each evaluation skips */
-  int *cand;           /* cap: their candidates */
-  int *qstart;         /* cap + 1: first item of each */
-  int nitems;
-  int *item_ch, *item_q;  /* chunk and posted candidate of each item */
-  double *partial;     /* partial gain of each item */
-  double *hw, *d2;     /* K each: reaches and squared center distances */
-  unsigned char *eval; /* K */
+  int *nitems;         /* cap: work items of each */
+  int *item_ch;        /* cap x nchunks: the chunks of candidate q's items */
+  double *partial;     /* cap x nchunks: partial gain of each item */
 } fl_mf_heap;
 
 typedef struct {
   fl_clusters cl;
   const fl_control *c;
   int k, batch, nheaps, round, nselected;
+  int quota;             /* a heap's refresh stops at this many fresh entries */
+  double stop;           /* ... or at a top keyed below this */
   double thresh;         /* clusters bounded below this are skipped */
   fl_heap *heaps;
   fl_mf_heap *hs;
@@ -52,6 +51,8 @@ typedef struct {
   double *hwpick;        /* batch x K reaches of the picks */
   double *d2pick;        /* K scratch */
   double *tcount;        /* per thread, padded: pairs, evaluations */
+  double *thw, *td2;     /* per thread, K each: a plan's reaches, squared center distances */
+  unsigned char *teval;  /* per thread, K: a plan's clusters */
 } fl_mf;
 
 /* Per-thread counters sit FL_MF_PAD doubles apart (own cache line). */
@@ -61,6 +62,11 @@ typedef struct {
  * pop and evaluate stale tops until it yields batch fresh entries or
  * empties.  *iter counts the group's evaluations (same on every lane). */
 void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter);
+/* hc and hpc: the team refreshes every heap, threads taking heaps in turn
+ * (orphaned omp for: call from every thread of a parallel region).  With
+ * H heaps, first up to ceil(batch / H) fresh entries each; then the heaps
+ * whose tops can still beat the batch-th best fresh entry go on to batch. */
+void fl_mf_refresh_heaps(fl_mf *r);
 /* Pick the round's facilities from the heaps' fresh entries (serial). */
 void fl_mf_merge(fl_mf *r);
 /* Post-selection pass over the chunks: an orphaned omp for, to be called

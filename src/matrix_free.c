@@ -20,14 +20,18 @@
 #include "fl_state.h"
 #include "fl_omp.h"
 
+/* Largest batch whose floor batch_floor() finds (larger: no floor). */
+#define FL_MAX_FLOOR 256
 /* Relative margin on computed gains when they serve as upper bounds. */
 #define FL_UB_SLACK 1e-12
 /* Evaluations allowed to tighten the final bound: 4 k + this. */
 #define FL_REFINE_EXTRA 64
 /* Candidates posted per lane and group evaluation step (nhpc). */
 #define FL_POST_PER_LANE 2
-/* Candidates whose exact gains set the first round's skip threshold. */
-#define FL_REF_SAMPLE 16
+/* Candidates whose exact gains set the first round's skip threshold, and
+ * candidates whose bounds the final refinement tightens at once: the most
+ * the whole team evaluates together (team_gains). */
+#define FL_TEAM_BATCH 16
 /* Clusters whose bound is below this fraction of the skip threshold are
  * still visited when the final bound is tightened. */
 #define FL_REFINE_FRACTION 0.1
@@ -44,8 +48,16 @@ static int group_size(const fl_control *c)
   return M < 1 ? 1 : M;
 }
 
+/* hc and hpc deal the candidates to FL_HEAPS_PER_THREAD heaps per thread,
+ * which threads take in turn: a round's CELF work is uneven across heaps
+ * (measured at n = 30000, 2 threads: with one heap each, each thread
+ * waited a quarter of the later rounds for the other). */
+#define FL_HEAPS_PER_THREAD 4
+
 static int heap_count(const fl_control *c)
 {
+  if (c->mode != FL_MODE_NHPC)
+    return c->threads > 1 ? FL_HEAPS_PER_THREAD * c->threads : 1;
   int H = c->threads / group_size(c);
   return H < 1 ? 1 : H;
 }
@@ -71,24 +83,23 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double H = heap_count(c), b = batch_size(c), K = fl_clusters_max_leaves(p, c);
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
-    + H * (20.0 * nchunks * post_cap(c) + 17.0 * K + 64.0 * b + 256.0)
+    + (H * post_cap(c) + FL_TEAM_BATCH) * 12.0 * nchunks + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
-    + c->threads * (9.0 * K + 8.0 * FL_MF_PAD);
+    + c->threads * (26.0 * K + 8.0 * FL_MF_PAD);
 }
 
 static void mf_free(fl_mf *r)
 {
   if (r->hs)
     for (int h = 0; h < r->nheaps; h++) {
-      free(r->hs[h].pending); free(r->hs[h].left); free(r->hs[h].cand);
-      free(r->hs[h].qstart); free(r->hs[h].item_ch); free(r->hs[h].item_q);
-      free(r->hs[h].partial);
-      free(r->hs[h].hw); free(r->hs[h].d2); free(r->hs[h].eval);
+      free(r->hs[h].pending); free(r->hs[h].left); free(r->hs[h].nitems);
+      free(r->hs[h].item_ch); free(r->hs[h].partial);
     }
   free(r->heaps); free(r->hs); free(r->bar); free(r->entries);
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->ypick);
   free(r->skip); free(r->part); free(r->hwpick); free(r->d2pick); free(r->tcount);
+  free(r->thw); free(r->td2); free(r->teval);
   fl_clusters_free(&r->cl);
 }
 
@@ -114,27 +125,27 @@ static int mf_alloc(fl_mf *r)
   r->hwpick = malloc(b * K * sizeof(double));
   r->d2pick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
+  r->thw = malloc(T * K * sizeof(double));
+  r->td2 = malloc(T * K * sizeof(double));
+  r->teval = malloc(T * K);
   if (!r->heaps || !r->hs || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
-      !r->skip || !r->part || !r->hwpick || !r->d2pick || !r->tcount)
+      !r->skip || !r->part || !r->hwpick || !r->d2pick || !r->tcount ||
+      !r->thw || !r->td2 || !r->teval)
     return FL_ERR_NOMEM;
   for (size_t h = 0; h < H; h++) {
     fl_mf_heap *s = &r->hs[h];
     fl_barrier_init(&r->bar[h]);
     size_t Q = (size_t) post_cap(r->c);
+    if (h == 0 && Q < FL_TEAM_BATCH) Q = FL_TEAM_BATCH;   /* team_gains */
     s->cap = (int) Q;
     s->pending = malloc(Q * sizeof(fl_entry));
     s->left = malloc(Q * sizeof(double));
-    s->cand = malloc(Q * sizeof(int));
-    s->qstart = malloc((Q + 1) * sizeof(int));
+    s->nitems = malloc(Q * sizeof(int));
     s->item_ch = malloc(Q * nch * sizeof(int));
-    s->item_q = malloc(Q * nch * sizeof(int));
     s->partial = malloc(Q * nch * sizeof(double));
-    s->hw = malloc(K * sizeof(double));
-    s->d2 = malloc(K * sizeof(double));
-    s->eval = malloc(K);
-    if (!s->pending || !s->left || !s->cand || !s->qstart || !s->item_ch ||
-        !s->item_q || !s->partial || !s->hw || !s->d2 || !s->eval) return FL_ERR_NOMEM;
+    if (!s->pending || !s->left || !s->nitems || !s->item_ch || !s->partial)
+      return FL_ERR_NOMEM;
   }
   return FL_OK;
 }
@@ -155,53 +166,56 @@ static void initial_keys(fl_mf *r, int nopen)
   }
 }
 
-/* Plan the evaluation of candidate j as the group's next posted candidate:
- * its work items are the chunks of the clusters the plan visits, in chunk
- * order, appended to the items of the candidates posted before it. */
-static void plan_eval(fl_mf *r, fl_mf_heap *s, int j, int all)
+/* Plan posted candidate q with thread tid's scratch: its reaches, the
+ * bound on what it skips, and its work items, the chunks of the clusters
+ * the plan visits in chunk order. */
+static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
-  int q = s->npend++;
-  fl_clusters_reach(cl, cl->y + (size_t) j * cl->d, s->hw, s->d2);
-  s->left[q] = fl_clusters_plan(cl, s->hw, s->d2, r->thresh, all, s->eval);
-  s->cand[q] = j;
+  size_t K = (size_t) cl->K;
+  double *hw = r->thw + tid * K, *d2 = r->td2 + tid * K;
+  unsigned char *eval = r->teval + tid * K;
+  fl_clusters_reach(cl, cl->y + (size_t) s->pending[q].idx * cl->d, hw, d2);
+  s->left[q] = fl_clusters_plan(cl, hw, d2, r->thresh, all, eval);
+  int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   for (int k = 0; k < cl->K; k++)
-    if (s->eval[k])
+    if (eval[k])
       for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++)
-        if (all || cl->chunk[ch].nact > 0) {
-          s->item_ch[s->nitems] = ch;
-          s->item_q[s->nitems++] = q;
-        }
-  s->qstart[q + 1] = s->nitems;
+        if (all || cl->chunk[ch].nact > 0) items[n++] = ch;
+  s->nitems[q] = n;
 }
 
-static void plan_reset(fl_mf_heap *s)
-{
-  s->npend = 0;
-  s->nitems = 0;
-  s->qstart[0] = 0;
-}
-
-/* This lane's share (every M-th work item) of the posted evaluations. */
-static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M, int tid)
+/* This lane's share of the posted evaluations: its candidates' plans
+ * (q = lane, lane + M, ...), then, after the group meets, every M-th work
+ * item of the posted candidates' items taken one candidate after another.
+ * bar is NULL for a group of one. */
+static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
+                       fl_barrier *bar, int tid)
 {
   const fl_clusters *cl = &r->cl;
+  for (int q = lane; q < s->npend; q += M) plan_one(r, s, q, all, tid);
+  if (bar) fl_barrier_wait(bar, M);   /* plans written */
   double pairs = 0.0;
-  for (int t = lane; t < s->nitems; t += M) {
-    int ch = s->item_ch[t];
-    const double *yc = cl->y + (size_t) s->cand[s->item_q[t]] * cl->d;
-    s->partial[t] = fl_clusters_chunk_gain(cl, ch, yc, all);
-    pairs += all ? cl->chunk[ch].hi - cl->chunk[ch].lo : cl->chunk[ch].nact;
+  for (int q = 0, base = 0; q < s->npend; base += s->nitems[q], q++) {
+    const double *yc = cl->y + (size_t) s->pending[q].idx * cl->d;
+    const int *items = s->item_ch + (size_t) q * cl->nchunks;
+    double *partial = s->partial + (size_t) q * cl->nchunks;
+    for (int t = ((lane - base) % M + M) % M; t < s->nitems[q]; t += M) {
+      const fl_chunk *c = &cl->chunk[items[t]];
+      partial[t] = fl_clusters_chunk_gain(cl, items[t], yc, all);
+      pairs += all ? c->hi - c->lo : c->nact;
+    }
   }
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
 }
 
 /* Partial gains of posted candidate q added in chunk order: the same bits
  * for any lane count. */
-static double eval_total(const fl_mf_heap *s, int q)
+static double eval_total(const fl_mf_heap *s, const fl_clusters *cl, int q)
 {
+  const double *partial = s->partial + (size_t) q * cl->nchunks;
   double g = 0.0;
-  for (int t = s->qstart[q]; t < s->qstart[q + 1]; t++) g += s->partial[t];
+  for (int t = 0; t < s->nitems[q]; t++) g += partial[t];
   return g;
 }
 
@@ -213,15 +227,15 @@ static int next_stale(fl_mf *r, int h)
 {
   fl_heap *hp = &r->heaps[h];
   fl_mf_heap *s = &r->hs[h];
-  plan_reset(s);
-  while (s->npend < s->cap && r->nfresh[h] < r->batch && hp->size > 0) {
+  s->npend = 0;
+  while (s->npend < s->cap && r->nfresh[h] < r->quota && hp->size > 0 &&
+         hp->a[0].key >= r->stop) {
     if (hp->a[0].round == r->round) {
       if (s->npend > 0) break;
       r->fresh[(size_t) h * r->batch + r->nfresh[h]++] = fl_heap_pop(hp);
       continue;
     }
-    s->pending[s->npend] = fl_heap_pop(hp);
-    plan_eval(r, s, s->pending[s->npend].idx, 0);
+    s->pending[s->npend++] = fl_heap_pop(hp);
   }
   return s->npend;
 }
@@ -231,7 +245,7 @@ static void finish_eval(fl_mf *r, int h, int tid)
   fl_mf_heap *s = &r->hs[h];
   for (int q = 0; q < s->npend; q++) {
     fl_entry e = s->pending[q];
-    double g = eval_total(s, q);
+    double g = eval_total(s, &r->cl, q);
     double ub = (g + s->left[q]) * (1.0 + FL_UB_SLACK);
     if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
     e.key = g;
@@ -248,12 +262,61 @@ void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter)
   for (;;) {
     int slot = *iter & 1;
     if (lane == 0) s->posted[slot] = next_stale(r, h);
-    fl_barrier_wait(bar, M);   /* candidates and plans posted */
+    fl_barrier_wait(bar, M);   /* candidates posted */
     if (s->posted[slot] == 0) break;
     (*iter)++;
-    eval_share(r, s, 0, lane, M, tid);
+    eval_share(r, s, 0, lane, M, M > 1 ? bar : NULL, tid);
     fl_barrier_wait(bar, M);   /* partial gains written */
     if (lane == 0) finish_eval(r, h, tid);
+  }
+}
+
+/* The batch-th largest key of the heaps' fresh entries, -Inf if they are
+ * fewer: no entry keyed below it can be among the round's picks. */
+static double batch_floor(const fl_mf *r)
+{
+  double best[FL_MAX_FLOOR];
+  int nb = 0, b = r->batch < FL_MAX_FLOOR ? r->batch : FL_MAX_FLOOR;
+  for (int h = 0; h < r->nheaps; h++)
+    for (int t = 0; t < r->nfresh[h]; t++) {
+      double key = r->fresh[(size_t) h * r->batch + t].key;
+      int at = nb < b ? nb++ : b;   /* keep the b largest, in decreasing order */
+      for (; at > 0 && best[at - 1] < key; at--)
+        if (at < b) best[at] = best[at - 1];
+      if (at < b) best[at] = key;
+    }
+  return nb == b && b == r->batch ? best[b - 1] : -HUGE_VAL;
+}
+
+static void refresh_heaps(fl_mf *r)
+{
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+  for (int h = 0; h < r->nheaps; h++) {
+    int iter = 0;
+    fl_mf_refresh(r, h, 0, 1, NULL, &iter);
+  }
+}
+
+/* The first phase's quota of fresh entries per heap. */
+static int first_quota(const fl_mf *r)
+{
+  return (r->batch + r->nheaps - 1) / r->nheaps;
+}
+
+void fl_mf_refresh_heaps(fl_mf *r)
+{
+  refresh_heaps(r);
+  if (first_quota(r) < r->batch) {
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    {
+      r->stop = batch_floor(r);
+      r->quota = r->batch;
+    }
+    refresh_heaps(r);
   }
 }
 
@@ -349,28 +412,38 @@ static double record_picks(fl_mf *r, fl_result *res)
   return last;
 }
 
-/* Gain of candidate j against the current coverage over all clients of
- * the clusters whose bound reaches thresh (all with a positive bound when
- * thresh is 0: the exact gain).  *ub, when given, receives an upper bound
- * on the true gain. */
-static double bounded_gain(fl_mf *r, int j, double thresh, double *ub)
+/* Gains of the np <= FL_TEAM_BATCH candidates in r->hs[0].pending
+ * against the current coverage, over all clients of the clusters whose
+ * bound reaches thresh (all with a positive bound when thresh is 0: exact
+ * gains), evaluated by the whole team as one group.  ub[q], when given,
+ * receives an upper bound on the true gain of candidate q. */
+static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub)
 {
   fl_mf_heap *s = &r->hs[0];
   double keep = r->thresh;
   r->thresh = thresh;
-  plan_reset(s);
-  plan_eval(r, s, j, 1);
+  s->npend = np;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(r->c->threads)
+#endif
+  {
+    int M = fl_team_size(), lane = fl_thread_id();
+    eval_share(r, s, 1, lane, M, M > 1 ? &r->bar[0] : NULL, lane);
+  }
   r->thresh = keep;
-  eval_share(r, s, 1, 0, 1, 0);   /* serial: a few hundred calls at most */
-  r->tcount[1] += 1.0;
-  double g = eval_total(s, 0);
-  if (ub) *ub = (g + s->left[0]) * (1.0 + FL_UB_SLACK);
-  return g;
+  r->tcount[1] += np;
+  for (int q = 0; q < np; q++) {
+    gain[q] = eval_total(s, &r->cl, q);
+    if (ub) ub[q] = (gain[q] + s->left[q]) * (1.0 + FL_UB_SLACK);
+  }
 }
 
 /* Sum of the k largest upper bounds on the open candidates' gains, the
  * largest ones lazily replaced by the tighter bounds of a fresh evaluation
- * against the final coverage (exact gains when eps = 0), within a budget. */
+ * against the final coverage (exact gains when eps = 0), within a budget.
+ * Unrefined tops are refined FL_TEAM_BATCH at a time, and a refined top
+ * is counted only when no batch is out of the heap, so every counted key
+ * is at least every key left: they are the k largest. */
 static double refined_topk(fl_mf *r)
 {
   int nopen = 0;
@@ -381,6 +454,8 @@ static double refined_topk(fl_mf *r)
     }
   fl_heap hp;
   fl_heap_build(&hp, r->entries, nopen);
+  fl_mf_heap *s = &r->hs[0];
+  double gain[FL_TEAM_BATCH], ub[FL_TEAM_BATCH];
   int budget = 4 * r->k + FL_REFINE_EXTRA, counted = 0;
   double sum = 0.0;
   while (counted < r->k && hp.size > 0) {
@@ -390,12 +465,18 @@ static double refined_topk(fl_mf *r)
       counted++;
       continue;
     }
-    budget--;
-    double ub;
-    bounded_gain(r, e.idx, FL_REFINE_FRACTION * r->thresh, &ub);
-    e.key = ub < e.key ? ub : e.key;
-    e.round = 1;
-    fl_heap_push(&hp, e);
+    int np = 0;
+    s->pending[np++] = e;
+    while (np < FL_TEAM_BATCH && np < budget && hp.size > 0 && hp.a[0].round == 0)
+      s->pending[np++] = fl_heap_pop(&hp);
+    budget -= np;
+    team_gains(r, np, FL_REFINE_FRACTION * r->thresh, gain, ub);
+    for (int q = 0; q < np; q++) {
+      fl_entry f = s->pending[q];
+      f.key = ub[q] < f.key ? ub[q] : f.key;
+      f.round = 1;
+      fl_heap_push(&hp, f);
+    }
   }
   return sum;
 }
@@ -439,16 +520,17 @@ static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
 }
 
 /* A lower bound on the first round's best gain, for its skip threshold:
- * the largest of the gains of a few evenly spread open candidates. */
+ * the largest of the exact gains of a few evenly spread open candidates. */
 static double first_reference(fl_mf *r, int nopen)
 {
   if (r->c->eps <= 0 || nopen == 0) return 0.0;
-  int ns = nopen < FL_REF_SAMPLE ? nopen : FL_REF_SAMPLE;
-  double best = 0.0;
-  for (int t = 0; t < ns; t++) {
-    double g = bounded_gain(r, r->entries[(size_t) t * nopen / ns].idx, 0.0, NULL);
-    if (g > best) best = g;
-  }
+  int ns = nopen < FL_TEAM_BATCH ? nopen : FL_TEAM_BATCH;
+  double gain[FL_TEAM_BATCH], best = 0.0;
+  for (int t = 0; t < ns; t++)
+    r->hs[0].pending[t].idx = r->entries[(size_t) t * nopen / ns].idx;
+  team_gains(r, ns, 0.0, gain, NULL);
+  for (int t = 0; t < ns; t++)
+    if (gain[t] > best) best = gain[t];
   return best;
 }
 
@@ -466,6 +548,8 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
   for (int round = 0; r->nselected < r->k; round++) {
     if (fl_interrupted(c)) return FL_INTERRUPTED;
     r->round = round;
+    r->quota = c->mode == FL_MODE_NHPC ? r->batch : first_quota(r);
+    r->stop = -HUGE_VAL;
     run_round(r);
     if (r->npick == 0) break;
     fl_clusters_reduce(&r->cl);

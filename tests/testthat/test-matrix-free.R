@@ -96,6 +96,29 @@ test_that("pruned settings keep the bound above the brute-force optimum", {
   }
 })
 
+test_that("rounds of several picks over many heaps keep greedy's order", {
+  # k = 60: batches of 3 picks; at 2 threads hc and hpc deal the candidates
+  # to 8 heaps and refresh them in two phases (one fresh entry each, then
+  # only the heaps whose tops can beat the third best), nhpc to one group
+  X <- mf_cases$blobs$X
+  W <- ref_similarity(X, sigma = 1.5)
+  ref <- ref_greedy(W, 60)
+  g <- facility_greedy(X, 60, mode = "g", sigma = 1.5, threads = 1)
+  exact_batches <- facility_control(eps = 0, tau = 1)
+  for (mode in mf_modes) for (threads in 1:2) {
+    fit <- facility_greedy(X, 60, mode = mode, sigma = 1.5, threads = threads,
+                           control = exact_batches)
+    expect_same_greedy(fit, ref)
+    expect_lte(fit$rounds, 60)
+    relaxed <- facility_greedy(X, 60, mode = mode, sigma = 1.5, threads = threads)
+    expect_gte(relaxed$objective, 0.999 * g$objective)
+    expect_gte(relaxed$bound, relaxed$objective)
+    again <- facility_greedy(X, 60, mode = mode, sigma = 1.5, threads = threads)
+    expect_identical(relaxed[c("selected", "gains", "objective", "bound", "evaluations")],
+                     again[c("selected", "gains", "objective", "bound", "evaluations")])
+  }
+})
+
 test_that("the same call twice gives the same answer", {
   X <- mf_cases$blobs$X
   for (mode in mf_modes) {
