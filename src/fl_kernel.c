@@ -1,4 +1,4 @@
-/* The block kernel of the matrix-free modes (hc, hpc, nhpc, stochastic):
+/* The block kernel of the matrix-free modes (hc, hpc, nhpc) and k-means:
  * similarities of one candidate to a run of clients, vectorised under R's
  * default -O2 (SSE2, no -march), where the scalar fl_rbf() spends about
  * 17 ns a pair on this kind of machine and these about 10 (measured with
@@ -8,6 +8,19 @@
 #include "fl_kernel.h"
 
 #define FL_EXP_XMAX 708.0   /* exp(-708) is the last normal result */
+
+/* On x86-64 Linux with GCC, the two block kernels are also compiled for
+ * AVX2 and picked at load time by the CPU (an ifunc): R builds packages
+ * without -march, and 4-wide vectors took 18% off nhpc at n = 30000 and
+ * 22% at n = 200000 on this kind of machine.  AVX2 without FMA rounds
+ * every operation as SSE2 does; only the distances' partial sums are
+ * grouped differently.  Elsewhere (no ifunc) only the SSE2 version. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+  defined(__linux__) && defined(__GLIBC__)
+#define FL_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define FL_CLONES
+#endif
 
 /* exp(-x) for x >= 0 (+Inf included), within 1 ulp of the C library's for
  * x <= 708 and 0 beyond.  Branch-free, so loops over it vectorise: the
@@ -52,7 +65,7 @@ static inline double fl_exp_neg(double x)
   return p * scale;
 }
 
-void fl_sqdist_rows(const double *rows, int cnt, const double *restrict y, int d,
+FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restrict y, int d,
                     double *restrict out)
 {
   int i = 0;
@@ -73,7 +86,7 @@ void fl_sqdist_rows(const double *rows, int cnt, const double *restrict y, int d
   for (; i < cnt; i++) out[i] = fl_sqdist(rows + (size_t) i * d, y, d);
 }
 
-void fl_rbf_rows(const double *rows, int cnt, const double *y, int d, double inv2s2,
+FL_CLONES void fl_rbf_rows(const double *rows, int cnt, const double *y, int d, double inv2s2,
                  double *restrict out)
 {
   fl_sqdist_rows(rows, cnt, y, d, out);

@@ -53,6 +53,8 @@ typedef struct {
   double *tcount;        /* per thread, padded: pairs, evaluations */
   double *thw, *td2;     /* per thread, K each: a plan's reaches, squared center distances */
   unsigned char *teval;  /* per thread, K: a plan's clusters */
+  int qmax;              /* most candidates evaluated together */
+  int *tpos;             /* per thread, qmax: cursors of eval_share's merge */
 } fl_mf;
 
 /* Per-thread counters sit FL_MF_PAD doubles apart (own cache line). */

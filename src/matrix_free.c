@@ -85,7 +85,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
     + (H * post_cap(c) + FL_TEAM_BATCH) * 12.0 * nchunks + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
-    + c->threads * (26.0 * K + 8.0 * FL_MF_PAD);
+    + c->threads * (26.0 * K + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
 }
 
 static void mf_free(fl_mf *r)
@@ -99,7 +99,7 @@ static void mf_free(fl_mf *r)
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->ypick);
   free(r->skip); free(r->part); free(r->hwpick); free(r->d2pick); free(r->tcount);
-  free(r->thw); free(r->td2); free(r->teval);
+  free(r->thw); free(r->td2); free(r->teval); free(r->tpos);
   fl_clusters_free(&r->cl);
 }
 
@@ -125,13 +125,15 @@ static int mf_alloc(fl_mf *r)
   r->hwpick = malloc(b * K * sizeof(double));
   r->d2pick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
+  r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
+  r->tpos = malloc(T * (size_t) r->qmax * sizeof(int));
   r->thw = malloc(T * K * sizeof(double));
   r->td2 = malloc(T * K * sizeof(double));
   r->teval = malloc(T * K);
   if (!r->heaps || !r->hs || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->d2pick || !r->tcount ||
-      !r->thw || !r->td2 || !r->teval)
+      !r->thw || !r->td2 || !r->teval || !r->tpos)
     return FL_ERR_NOMEM;
   for (size_t h = 0; h < H; h++) {
     fl_mf_heap *s = &r->hs[h];
@@ -186,23 +188,37 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 }
 
 /* This lane's share of the posted evaluations: its candidates' plans
- * (q = lane, lane + M, ...), then, after the group meets, every M-th work
- * item of the posted candidates' items taken one candidate after another.
- * bar is NULL for a group of one. */
+ * (q = lane, lane + M, ...), then, after the group meets, its share of the
+ * work items.  Items are taken chunk by chunk across the posted
+ * candidates (their lists are in chunk order, merged here), every M-th
+ * distinct chunk for this lane with all the candidates that visit it: the
+ * candidates posted together are mostly close to each other, so a chunk
+ * read once from memory serves several of them from the L1 cache (at
+ * n = 1e6 the clients no longer fit in the caches).  bar is NULL for a
+ * group of one. */
 static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
                        fl_barrier *bar, int tid)
 {
   const fl_clusters *cl = &r->cl;
   for (int q = lane; q < s->npend; q += M) plan_one(r, s, q, all, tid);
   if (bar) fl_barrier_wait(bar, M);   /* plans written */
+  int *pos = r->tpos + (size_t) tid * r->qmax, np = s->npend;
+  for (int q = 0; q < np; q++) pos[q] = 0;
   double pairs = 0.0;
-  for (int q = 0, base = 0; q < s->npend; base += s->nitems[q], q++) {
-    const double *yc = cl->y + (size_t) s->pending[q].idx * cl->d;
-    const int *items = s->item_ch + (size_t) q * cl->nchunks;
-    double *partial = s->partial + (size_t) q * cl->nchunks;
-    for (int t = ((lane - base) % M + M) % M; t < s->nitems[q]; t += M) {
-      const fl_chunk *c = &cl->chunk[items[t]];
-      partial[t] = fl_clusters_chunk_gain(cl, items[t], yc, all);
+  for (int u = 0;; u++) {
+    int ch = -1;   /* the next chunk of the merged lists */
+    for (int q = 0; q < np; q++) {
+      int next = pos[q] < s->nitems[q] ? s->item_ch[(size_t) q * cl->nchunks + pos[q]] : -1;
+      if (next >= 0 && (ch < 0 || next < ch)) ch = next;
+    }
+    if (ch < 0) break;
+    const fl_chunk *c = &cl->chunk[ch];
+    for (int q = 0; q < np; q++) {
+      size_t at = (size_t) q * cl->nchunks + pos[q];
+      if (pos[q] == s->nitems[q] || s->item_ch[at] != ch) continue;
+      pos[q]++;
+      if (u % M != lane) continue;
+      s->partial[at] = fl_clusters_chunk_gain(cl, ch, cl->y + (size_t) s->pending[q].idx * cl->d, all);
       pairs += all ? c->hi - c->lo : c->nact;
     }
   }

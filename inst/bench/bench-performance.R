@@ -11,7 +11,8 @@
 #
 # threads: comma-separated (default "1,2").  scale: multiplies every n
 # (default 1; 0.1 for a quick check of the script).  big: "yes" (default)
-# runs n = 1e6.  Timings are only meaningful on a quiet machine.  On this
+# runs n = 1e6.  nhpc's times are medians of FACLOC_BENCH_REPS runs
+# (default 5).  Timings are only meaningful on a quiet machine.  On this
 # 2-core machine: about 15 minutes without the 1e6 run, which takes longer
 # (see the results file of the last full run).
 args <- commandArgs(trailingOnly = TRUE)
@@ -29,11 +30,15 @@ side_by_side <- function(preset, n, k = 100) {
   X <- facility_data(preset, n = n)
   pass <- facility_pass_time(X, threads = 1)
   greedy <- facility_greedy(X, k, mode = "nhpc", threads = max(thread_set), control = exact)
+  reps <- as.integer(Sys.getenv("FACLOC_BENCH_REPS", "5"))
   rows <- lapply(thread_set, function(threads) {
-    fit <- facility_greedy(X, k, mode = "nhpc", threads = threads)
+    fits <- lapply(seq_len(reps), function(r) facility_greedy(X, k, mode = "nhpc", threads = threads))
+    fit <- fits[[1]]
+    seconds <- vapply(fits, function(f) f$seconds, 0)
     data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, threads = fit$threads,
-               pass_seconds = as.numeric(pass), seconds = fit$seconds,
-               pass_fraction = fit$seconds / as.numeric(pass),
+               pass_seconds = as.numeric(pass), seconds = stats::median(seconds),
+               all_seconds = paste(sprintf("%.3f", seconds), collapse = " "),
+               pass_fraction = stats::median(seconds) / as.numeric(pass),
                evaluations = fit$evaluations, pairs = fit$pairs,
                pairs_per_n2 = fit$pairs / (as.double(nrow(X)) * nrow(X)),
                quality = fit$objective / greedy$objective,
@@ -47,7 +52,8 @@ memory_only <- function(preset, n, k = 100) {
   run <- facloc:::measure_run(facility_greedy(X, k, mode = "nhpc", threads = 2))
   fit <- run$value
   data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, threads = fit$threads,
-             pass_seconds = NA_real_, seconds = run$seconds, pass_fraction = NA_real_,
+             pass_seconds = NA_real_, seconds = run$seconds,
+             all_seconds = sprintf("%.3f", run$seconds), pass_fraction = NA_real_,
              evaluations = fit$evaluations, pairs = fit$pairs,
              pairs_per_n2 = fit$pairs / (as.double(nrow(X)) * nrow(X)),
              quality = NA_real_, certificate = fit$objective / fit$bound,
