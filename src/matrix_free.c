@@ -190,36 +190,55 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 /* This lane's share of the posted evaluations: its candidates' plans
  * (q = lane, lane + M, ...), then, after the group meets, its share of the
  * work items.  Items are taken chunk by chunk across the posted
- * candidates (their lists are in chunk order, merged here), every M-th
- * distinct chunk for this lane with all the candidates that visit it: the
- * candidates posted together are mostly close to each other, so a chunk
- * read once from memory serves several of them from the L1 cache (at
- * n = 1e6 the clients no longer fit in the caches).  bar is NULL for a
- * group of one. */
+ * candidates (their lists are in chunk order, merged here), each chunk
+ * with all the candidates that visit it: the candidates posted together
+ * are mostly close to each other, so a chunk read once from memory serves
+ * several of them from the L1 cache (at n = 1e6 the clients no longer fit
+ * in the caches).  The lanes take consecutive runs of chunks holding equal
+ * shares of the client visits.  bar is NULL for a group of one. */
+/* Next chunk of the posted candidates' merged item lists from cursors
+ * pos, -1 at the end. */
+static int next_chunk(const fl_mf_heap *s, const int *pos, int nchunks)
+{
+  int ch = -1;
+  for (int q = 0; q < s->npend; q++) {
+    int next = pos[q] < s->nitems[q] ? s->item_ch[(size_t) q * nchunks + pos[q]] : -1;
+    if (next >= 0 && (ch < 0 || next < ch)) ch = next;
+  }
+  return ch;
+}
+
+static double chunk_pairs(const fl_chunk *c, int all)
+{
+  return all ? c->hi - c->lo : c->nact;
+}
+
 static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
                        fl_barrier *bar, int tid)
 {
   const fl_clusters *cl = &r->cl;
-  for (int q = lane; q < s->npend; q += M) plan_one(r, s, q, all, tid);
+  const int np = s->npend, nch = cl->nchunks;
+  for (int q = lane; q < np; q += M) plan_one(r, s, q, all, tid);
   if (bar) fl_barrier_wait(bar, M);   /* plans written */
-  int *pos = r->tpos + (size_t) tid * r->qmax, np = s->npend;
+  double total = 0.0, done = 0.0;     /* client visits: lanes split them evenly */
+  for (int q = 0; q < np; q++)
+    for (int t = 0; t < s->nitems[q]; t++)
+      total += chunk_pairs(&cl->chunk[s->item_ch[(size_t) q * nch + t]], all);
+  int *pos = r->tpos + (size_t) tid * r->qmax;
   for (int q = 0; q < np; q++) pos[q] = 0;
   double pairs = 0.0;
-  for (int u = 0;; u++) {
-    int ch = -1;   /* the next chunk of the merged lists */
-    for (int q = 0; q < np; q++) {
-      int next = pos[q] < s->nitems[q] ? s->item_ch[(size_t) q * cl->nchunks + pos[q]] : -1;
-      if (next >= 0 && (ch < 0 || next < ch)) ch = next;
-    }
-    if (ch < 0) break;
+  for (int ch; (ch = next_chunk(s, pos, nch)) >= 0;) {
     const fl_chunk *c = &cl->chunk[ch];
+    /* the chunk's group goes to the lane whose share holds its start */
+    int mine = M == 1 || (int) (done * M / total) == lane;
     for (int q = 0; q < np; q++) {
-      size_t at = (size_t) q * cl->nchunks + pos[q];
+      size_t at = (size_t) q * nch + pos[q];
       if (pos[q] == s->nitems[q] || s->item_ch[at] != ch) continue;
       pos[q]++;
-      if (u % M != lane) continue;
+      done += chunk_pairs(c, all);
+      if (!mine) continue;
       s->partial[at] = fl_clusters_chunk_gain(cl, ch, cl->y + (size_t) s->pending[q].idx * cl->d, all);
-      pairs += all ? c->hi - c->lo : c->nact;
+      pairs += chunk_pairs(c, all);
     }
   }
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
