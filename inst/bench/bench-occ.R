@@ -7,7 +7,8 @@
 #   flock /tmp/facloc-bench.lock Rscript inst/bench/bench-occ.R        # full, ~10 min on 2 cores
 #   Rscript inst/bench/bench-occ.R --small /tmp/occ-small              # check at small n
 #
-# Set FACLOC_LIB to load facloc from a private library.  Results go to
+# Set FACLOC_LIB to load facloc from a private library, FACLOC_BENCH_NOTE to
+# say in the results' headers how busy the machine was.  Results go to
 # inst/bench/results/occ*.csv (or the directory given).
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "bench-common.R"))
@@ -89,8 +90,8 @@ med <- merge(med, base)
 med$speedup <- med$serial_seconds / med$seconds
 
 meta <- c(describe_machine(),
-          note = paste("timings taken on a shared 2-core machine while other developers",
-                       "compiled and tested: noisy; medians of", reps, "runs in occ-summary.csv;",
+          note = paste(Sys.getenv("FACLOC_BENCH_NOTE", "FACLOC_BENCH_NOTE not set"),
+                       "; medians of", reps, "runs in occ-summary.csv;",
                        "cpu_seconds is the process's CPU time (all threads, OMP_WAIT_POLICY=",
                        Sys.getenv("OMP_WAIT_POLICY", "default"), "): equal CPU at 1 and 2",
                        "threads means no parallel overhead, whatever the wall time"))
