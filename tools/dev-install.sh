@@ -9,6 +9,6 @@ build=/tmp/facloc-build-$name
 lib=/tmp/facloc-lib-$name
 rm -rf "$build"
 mkdir -p "$build" "$lib"
-(cd "$top" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -xf - -C "$build"
+bash "$top/tools/copy-source.sh" "$build"
 R CMD INSTALL --no-test-load --no-docs --no-multiarch -l "$lib" "$build" >"$build.log" 2>&1 || { cat "$build.log"; exit 1; }
 echo "installed into $lib"

@@ -33,7 +33,7 @@ make -s -C "$top/inst/bench" sanitize BUILD="$tmp/bench" ITER="${FUZZ_ITER:-200}
 
 echo "== sanitize: package built with $flags"
 mkdir -p "$tmp/pkg" "$tmp/lib"
-(cd "$top" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -xf - -C "$tmp/pkg"
+bash "$top/tools/copy-source.sh" "$tmp/pkg"
 rm -f "$tmp"/pkg/src/*.o "$tmp"/pkg/src/*.so
 cat > "$tmp/Makevars" <<MK
 CFLAGS = $flags

@@ -32,7 +32,7 @@ grep -E "^fuzz:|ERROR SUMMARY|definitely lost" "$tmp/fuzz.log" | sed 's/^==[0-9]
 
 echo "== valgrind: package built with -O0 -g"
 mkdir -p "$tmp/pkg" "$tmp/lib"
-(cd "$top" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -xf - -C "$tmp/pkg"
+bash "$top/tools/copy-source.sh" "$tmp/pkg"
 rm -f "$tmp"/pkg/src/*.o "$tmp"/pkg/src/*.so
 printf 'CFLAGS = -g -O0\n' > "$tmp/Makevars"
 R_MAKEVARS_USER="$tmp/Makevars" R CMD INSTALL --no-test-load --no-docs --no-multiarch \
