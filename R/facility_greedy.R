@@ -211,9 +211,9 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   for \eqn{T} threads. The lanes of a group plan and evaluate the
 #'   candidates their leader posts together, so one group of 2 threads keeps
 #'   one heap busy without the load imbalance of two heaps: on 2 cores at
-#'   n = 30000 (k = 100, the `"large"` preset) we measured it 1.6 to 1.9
-#'   times faster than one thread (medians of 5 runs on a shared machine),
-#'   against 1.5 to 1.7 times for two groups of one thread.
+#'   n = 30000 (k = 100, the `"large"` preset) we measured it 1.5 to 1.9
+#'   times faster than one thread (medians of 5 runs, batches on a shared
+#'   machine), against 1.4 to 1.7 times for two groups of one thread.
 #' @param seed Seed of the k-means initialisation and of the samples of mode
 #'   `"stochastic"` (a whole number), so the same input always gives the
 #'   same answer.
