@@ -1,10 +1,11 @@
 /* Generation 6 (mode nhpc): hpc with nested parallelism.  The team is cut
  * into G groups of M threads; each group owns heaps (one per group when the
  * runtime grants the threads asked for, more in turn otherwise) and its M
- * threads split the chunks of every gain evaluation.  Lane 0 drives the
- * CELF chain and posts up to 2 M stale tops at a time; the group meets at
- * its own sense-reversing barrier twice per step (candidates posted;
- * partial gains written) instead of at team-wide barriers. */
+ * threads split the planning and the chunks of every gain evaluation.
+ * Lane 0 drives the CELF chain and posts up to 2 M stale tops at a time;
+ * the group meets at its own sense-reversing barrier three times per step
+ * (candidates posted; plans written; partial gains written) instead of at
+ * team-wide barriers. */
 #include "fl_mf.h"
 #include "fl_omp.h"
 

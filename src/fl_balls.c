@@ -26,19 +26,6 @@ void fl_balls_free(fl_balls *b)
   memset(b, 0, sizeof *b);
 }
 
-static int nearest_centre(const double *pt, const double *centre, int nball,
-                          int d, double *best_d2)
-{
-  int best = 0;
-  double bd = INFINITY;
-  for (int c = 0; c < nball; c++) {
-    double d2 = fl_sqdist(pt, centre + (size_t) c * d, d);
-    if (d2 < bd) { bd = d2; best = c; }
-  }
-  *best_d2 = bd;
-  return best;
-}
-
 /* Centres from k-means on every step-th point. */
 static int sample_centres(fl_balls *b, const double *x, int n, int d, int threads)
 {
@@ -77,7 +64,7 @@ int fl_balls_build(fl_balls *b, const double *x, int n, int d, int nball, int th
 #pragma omp parallel for num_threads(threads) schedule(static)
 #endif
     for (int i = 0; i < n; i++)
-      assign[i] = nearest_centre(x + (size_t) i * d, b->centre, b->nball, d, &d2[i]);
+      assign[i] = fl_nearest_row(b->centre, b->nball, x + (size_t) i * d, d, &d2[i]);
     /* counting sort by ball; points stay in index order within a ball */
     for (int i = 0; i < n; i++) b->start[assign[i] + 1]++;
     for (int c = 0; c < b->nball; c++) b->start[c + 1] += b->start[c];

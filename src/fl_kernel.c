@@ -1,8 +1,10 @@
-/* The block kernel of the matrix-free modes (hc, hpc, nhpc) and k-means:
+/* The block kernel of the matrix-free modes (hc, hpc, nhpc), k-means and
+ * the balls:
  * similarities of one candidate to a run of clients, vectorised under R's
  * default -O2 (SSE2, no -march), where the scalar fl_rbf() spends about
  * 17 ns a pair on this kind of machine and these about 10 (measured with
  * 64-row blocks, d = 32). */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "fl_kernel.h"
@@ -84,6 +86,23 @@ FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restric
     out[i] = s0; out[i + 1] = s1; out[i + 2] = s2; out[i + 3] = s3;
   }
   for (; i < cnt; i++) out[i] = fl_sqdist(rows + (size_t) i * d, y, d);
+}
+
+/* Rows are scanned in blocks of this many (distances on the stack). */
+#define FL_NEAREST_BLOCK 64
+
+int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *best_d2)
+{
+  int best = 0;
+  double bd = INFINITY, d2[FL_NEAREST_BLOCK];
+  for (int c0 = 0; c0 < cnt; c0 += FL_NEAREST_BLOCK) {
+    int nb = cnt - c0 < FL_NEAREST_BLOCK ? cnt - c0 : FL_NEAREST_BLOCK;
+    fl_sqdist_rows(rows + (size_t) c0 * d, nb, y, d, d2);
+    for (int c = 0; c < nb; c++)
+      if (d2[c] < bd) { bd = d2[c]; best = c0 + c; }
+  }
+  if (best_d2) *best_d2 = bd;
+  return best;
 }
 
 FL_CLONES void fl_rbf_rows(const double *rows, int cnt, const double *y, int d, double inv2s2,

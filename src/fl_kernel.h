@@ -28,6 +28,9 @@ static inline double fl_rbf(const double *restrict a, const double *restrict b,
 /* Squared distances of y to cnt rows (row-major, d columns), four rows per
  * sweep over the coordinates. */
 void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double *out);
+/* Index of the row nearest to y (the lowest on ties), its squared distance
+ * into *best_d2 unless NULL: k-means and the balls' assignments. */
+int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *best_d2);
 /* out[i] = exp(-||row_i - y||^2 inv2s2) with a vectorised exp() within
  * 1 ulp of the C library's: the matrix-free modes' kernel.  The exact
  * modes and the reference pass keep fl_rbf(). */

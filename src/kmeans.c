@@ -1,6 +1,5 @@
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 #include "facloc.h"
 #include "kmeans.h"
 #include "fl_kernel.h"
@@ -59,22 +58,6 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
   return FL_OK;
 }
 
-/* Centers are scanned in blocks of this many (distances on the stack). */
-#define FL_KMEANS_BLOCK 64
-
-static int nearest(const double *xi, const double *centers, int K, int d)
-{
-  int best = 0;
-  double bd = INFINITY, d2[FL_KMEANS_BLOCK];
-  for (int c0 = 0; c0 < K; c0 += FL_KMEANS_BLOCK) {
-    int cnt = K - c0 < FL_KMEANS_BLOCK ? K - c0 : FL_KMEANS_BLOCK;
-    fl_sqdist_rows(centers + (size_t) c0 * d, cnt, xi, d, d2);
-    for (int c = 0; c < cnt; c++)
-      if (d2[c] < bd) { bd = d2[c]; best = c0 + c; }
-  }
-  return best;
-}
-
 int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
               int threads, int *assign, double *centers)
 {
@@ -88,7 +71,7 @@ int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+:changed)
 #endif
     for (int i = 0; i < n; i++) {
-      int c = nearest(x + (size_t) i * d, centers, K, d);
+      int c = fl_nearest_row(centers, K, x + (size_t) i * d, d, NULL);
       if (it == 0 || c != assign[i]) changed++;
       assign[i] = c;
     }

@@ -62,9 +62,9 @@ static int heap_count(const fl_control *c)
   return H < 1 ? 1 : H;
 }
 
-/* Candidates a group leader posts per pair of group barriers: with M > 1
- * lanes, a few at once keep the lanes busy between barriers (at the price
- * of evaluating a few tops lazy greedy might not have needed). */
+/* Candidates a group leader posts per evaluation step: with M > 1 lanes, a
+ * few at once keep the lanes busy between barriers (at the price of
+ * evaluating a few tops lazy greedy might not have needed). */
 static int post_cap(const fl_control *c)
 {
   int M = group_size(c);
@@ -187,15 +187,6 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
   s->nitems[q] = n;
 }
 
-/* This lane's share of the posted evaluations: its candidates' plans
- * (q = lane, lane + M, ...), then, after the group meets, its share of the
- * work items.  Items are taken chunk by chunk across the posted
- * candidates (their lists are in chunk order, merged here), each chunk
- * with all the candidates that visit it: the candidates posted together
- * are mostly close to each other, so a chunk read once from memory serves
- * several of them from the L1 cache (at n = 1e6 the clients no longer fit
- * in the caches).  The lanes take consecutive runs of chunks holding equal
- * shares of the client visits.  bar is NULL for a group of one. */
 /* Next chunk of the posted candidates' merged item lists from cursors
  * pos, -1 at the end. */
 static int next_chunk(const fl_mf_heap *s, const int *pos, int nchunks)
@@ -213,6 +204,15 @@ static double chunk_pairs(const fl_chunk *c, int all)
   return all ? c->hi - c->lo : c->nact;
 }
 
+/* This lane's share of the posted evaluations: its candidates' plans
+ * (q = lane, lane + M, ...), then, after the group meets, its share of the
+ * work items.  Items are taken chunk by chunk across the posted
+ * candidates (their lists are in chunk order, merged here), each chunk
+ * with all the candidates that visit it: the candidates posted together
+ * are mostly close to each other, so a chunk read once from memory serves
+ * several of them from the L1 cache (at n = 1e6 the clients no longer fit
+ * in the caches).  The lanes take consecutive runs of chunks holding equal
+ * shares of the client visits.  bar is NULL for a group of one. */
 static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
                        fl_barrier *bar, int tid)
 {
@@ -530,7 +530,7 @@ static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
   int H = r->nheaps, t = 0;
   for (int j = 0; j < p->m; j++)
     if (!r->chosen[j]) {
-      int h = t % H;   /* heaps before h hold (nopen - h' + H - 1) / H each */
+      int h = t % H;   /* heap h's block follows those of heaps 0..h-1 */
       int base = h * (nopen / H) + (h < nopen % H ? h : nopen % H);
       r->entries[base + t / H].idx = j;
       t++;

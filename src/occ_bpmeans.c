@@ -327,7 +327,7 @@ void occ_bp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          char *chg, int threads, double *res, char *flag)
 {
   bp_state st = block_state(x, d, m, lambda, A, k, Z, Zp, zcap, chg, res);
-  occ_propose_rows(bp_propose, &st, lo, hi, threads, flag);
+  occ_propose_rows(bp_propose, &st, lo, hi, bp_begin(&st), threads, flag);
 }
 
 /* res: np x 2d (residual, scratch).  On FL_OK *Zout (np x *zcap) holds the

@@ -186,6 +186,13 @@ static int epoch_row(const occ_setup *s, int t, int slot)
   return i < hi ? i : -1;
 }
 
+/* Whether proposing for `points` points of `work` each (as begin_epoch
+ * returns it) is worth a parallel region. */
+static int propose_in_parallel(double points, double work)
+{
+  return points * work >= OCC_PAR_MIN_WORK;
+}
+
 /* Propose for the c epochs from epoch t, one (epoch, worker) block of b
  * slots at a time: the block's rows are consecutive, so the loop over
  * them does no index arithmetic. */
@@ -193,7 +200,7 @@ static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
                            double work, char *flags)
 {
   const int P = s->workers, b = s->batch, nblocks = c * P;
-  int parallel = (double) c * P * b * work >= OCC_PAR_MIN_WORK;
+  int parallel = propose_in_parallel((double) c * P * b, work);
   (void) parallel;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(s->threads) if(parallel) schedule(static)
@@ -440,11 +447,12 @@ occ_assign occ_assign_view(const double *x, int d, int m, double lambda,
 }
 
 void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
-                      int hi, int threads, char *flag)
+                      int hi, double work, int threads, char *flag)
 {
-  (void) threads;
+  int parallel = propose_in_parallel(hi - lo, work);
+  (void) threads; (void) parallel;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(hi - lo >= OCC_PAR_MIN) schedule(static)
+#pragma omp parallel for num_threads(threads) if(parallel) schedule(static)
 #endif
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) propose(st, i, i - lo);
 }

@@ -165,10 +165,11 @@ int occ_bpmeans(const occ_setup *s, double lambda, unsigned char **Z,
  * block with their state, the caller the model.  Each step runs the same
  * code as the threaded engine, so a distributed run has the same bits. */
 /* The loops of those steps: propose rows [lo, hi) of a block (slot and
- * flag i - lo), and validate proposals 0..np-1 in order (slot j), stopping
- * with FL_ERR_NOMEM when validate runs out of memory. */
+ * flag i - lo; work: of one proposal, as begin_epoch returns it), and
+ * validate proposals 0..np-1 in order (slot j), stopping with FL_ERR_NOMEM
+ * when validate runs out of memory. */
 void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
-                      int hi, int threads, char *flag);
+                      int hi, double work, int threads, char *flag);
 int occ_validate_list(int (*validate)(void *, int, int), void *st, int np,
                       int *accepted);
 void occ_dp_propose_rows(const double *x, int d, int m, int lo, int hi,

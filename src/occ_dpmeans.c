@@ -156,7 +156,7 @@ void occ_dp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          int threads, int *z, double *sd, char *flag)
 {
   dp_state st = { occ_assign_view(x, d, m, lambda, centers, k, z, sd), NULL };
-  occ_propose_rows(dp_propose, &st, lo, hi, threads, flag);
+  occ_propose_rows(dp_propose, &st, lo, hi, occ_assign_begin(&st.a), threads, flag);
 }
 
 int occ_dp_validate_list(const double *xp, int np, int d, double lambda,

@@ -96,7 +96,7 @@ void occ_ofl_propose_rows(const double *x, int d, int m, int lo, int hi,
                           double *sd, char *flag)
 {
   ofl_state st = block_state(x, d, m, lambda, centers, k, z, sd, u, cost);
-  occ_propose_rows(ofl_propose, &st, lo, hi, threads, flag);
+  occ_propose_rows(ofl_propose, &st, lo, hi, occ_assign_begin(&st.a), threads, flag);
 }
 
 int occ_ofl_validate_list(const double *xp, int np, int d, double lambda,
