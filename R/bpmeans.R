@@ -14,8 +14,11 @@
 #' residuals left by the features known at the epoch's start; validation
 #' continues the greedy assignment with the features accepted earlier in
 #' the epoch and accepts the residual as a new feature only if its norm is
-#' still above `lambda`. The run equals the serial algorithm in the order of
-#' [serial_order()].
+#' still above `lambda`; the points that did not propose continue it with
+#' those features too. The greedy assignment only ever lowers the residual's
+#' norm, so they never propose late, and the run equals the serial algorithm
+#' (`method = "serial"`) on the same rows, for any number of workers and
+#' `batch` (see [serial_order()]).
 #'
 #' @inheritParams dpmeans
 #' @param lambda Residual norm above which a point creates a new feature

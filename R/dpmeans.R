@@ -10,23 +10,27 @@
 #' The serial algorithm passes over the points, each joining its nearest
 #' center or opening a cluster, then recomputes the means (dropping empty
 #' clusters) and repeats until no assignment changes; the objective never
-#' increases. The OCC algorithm (Pan et al., 2013) splits the rows into
-#' \eqn{P} contiguous blocks, one per worker (`threads` workers, as many as
-#' asked even where fewer cores run them, so the answer does not depend on
-#' the machine; or the workers of `cl`). In each epoch every worker takes the next `batch`
-#' points of its block and assigns them against the centers known at the
-#' epoch's start, proposing those farther than `lambda` from all of them;
-#' the main thread then validates the proposals in a fixed order (worker,
-#' then row), accepting a proposal only if it is still farther than
+#' increases. The OCC algorithm (Pan et al., 2013) runs \eqn{P} workers
+#' (`threads` workers, as many as asked even where fewer cores run them, so
+#' the answer does not depend on the machine; or the workers of `cl`). Each
+#' epoch takes the next \eqn{P} `batch` rows, worker \eqn{p} the `batch` of
+#' them from \eqn{(p - 1)} `batch`, and each worker assigns its points
+#' against the centers known at the epoch's start, proposing those farther
+#' than `lambda` from all of them. The main thread then validates the epoch
+#' in row order: a proposal is accepted only if it is still farther than
 #' `lambda` from every center, including those accepted earlier in the
-#' epoch, and otherwise assigning it to the nearest. Means are updated in
-#' parallel after each pass. The result equals the serial algorithm run in
-#' the order given by [serial_order()]; it depends on the number of workers
-#' and on `batch` but not on the number of threads doing the arithmetic.
+#' epoch, and otherwise joins the nearest; once a center has been accepted,
+#' the later points that did not propose also move to it if it is nearer.
+#' Means are updated in parallel after each pass. The result equals the
+#' serial algorithm (`method = "serial"`) on the same rows, whatever the
+#' number of workers and `batch` (see [serial_order()]); only the sums of
+#' the means are grouped per worker, so the objective may differ from the
+#' serial one in the last bits. It never depends on the number of threads
+#' doing the arithmetic.
 #'
 #' @section Running on a cluster:
-#' With `cl`, the rows are split into one block per worker of a `parallel`
-#' cluster and sent once; they stay on the workers for the whole run. Each
+#' With `cl`, each worker of a `parallel` cluster gets the rows it proposes
+#' for (its `batch` rows of every epoch), sent once; they stay on the workers for the whole run. Each
 #' epoch sends the new centers to the workers and brings back the proposals;
 #' validation runs in the calling session, and each worker uses `threads`
 #' threads. The same code runs on several hosts by changing only the cluster:

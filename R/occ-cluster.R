@@ -1,9 +1,10 @@
 # OCC runs on the clusters of the parallel package.  The caller keeps the
-# model (centers or features) and validates; each worker keeps one block of
-# rows and its state in an environment of .occ_store under a per-run key,
-# and runs the package's C steps on it (src/r_occ.c).  Every step is the
-# threaded engine's code on the same rows in the same order, so a run with
-# P workers has the bits of the threaded run with P threads.
+# model (centers or features) and validates; each worker keeps its rows
+# (its `batch` rows of every epoch, as a thread of the threaded engine
+# proposes them) and their state in an environment of .occ_store under a
+# per-run key, and runs the package's C steps on them (src/r_occ.c).  Every
+# step is the threaded engine's code on the same rows in the same order, so
+# a run with P workers has the bits of the threaded run with P threads.
 
 .occ_store <- new.env(parent = emptyenv())
 .occ_runs <- new.env(parent = emptyenv())
@@ -48,7 +49,9 @@ occ_worker_step <- function(key, op, a) {
     st$threads <- resolve_threads(a$threads)     # this worker's processors
     m <- ncol(a$x)
     st$model <- matrix(0, nrow(a$x), 0L)
-    if (a$kind == occ_kinds[["bpmeans"]]) {
+    bp <- a$kind == occ_kinds[["bpmeans"]]
+    st$slots <- numeric(a$batch * (if (bp) 2 * nrow(a$x) + 1 else 1))   # per-row scratch of an epoch
+    if (bp) {
       st$zcap <- 16L
       st$Z <- raw(16L * m)
       st$Zp <- raw(16L * m)
@@ -68,10 +71,14 @@ occ_worker_step <- function(key, op, a) {
     rm(list = key, envir = .occ_store)
     return(TRUE)
   }
-  if (!is.null(a$apply)) worker_apply(st, a$apply)
   if (!is.null(a$new)) st$model <- cbind(st$model, a$new)
+  if (!is.null(a$apply)) worker_apply(st, a$apply)
   switch(op,
-    epoch = .Call(C_facloc_occ_wpropose, st, a$lo, a$hi),
+    epoch = {
+      st$lo <- a$lo
+      st$hi <- a$hi
+      .Call(C_facloc_occ_wpropose, st, a$lo, a$hi)
+    },
     partial = .Call(C_facloc_occ_wpartial, st),
     relabel = {
       st$model <- a$model
@@ -81,19 +88,19 @@ occ_worker_step <- function(key, op, a) {
               else matrix(as.integer(st$Z), st$zcap)[seq_len(a$k), , drop = FALSE])
 }
 
-# Validated outcomes of this worker's proposals; BP-means may first need
+# Validated outcomes of this worker's proposals in the last epoch, and its
+# other rows' catch-up with the epoch's new centers; BP-means may first need
 # room for more features in Z.
 worker_apply <- function(st, ap) {
-  if (is.null(st$Z)) return(.Call(C_facloc_occ_wapply, st, ap$rows, ap$z, ap$sd, 0L))
-  need <- ap$kfix + ncol(ap$bits)
-  if (need > st$zcap) {
+  need <- ncol(st$model)
+  if (!is.null(st$Z) && need > st$zcap) {
     cap <- max(2L * st$zcap, need)
     widen <- function(Z) as.vector(rbind(matrix(Z, st$zcap), matrix(raw(1), cap - st$zcap, ncol(st$x))))
     st$Z <- widen(st$Z)
     st$Zp <- widen(st$Zp)
     st$zcap <- as.integer(cap)
   }
-  .Call(C_facloc_occ_wapply, st, ap$rows, ap$bits, NULL, ap$kfix)
+  .Call(C_facloc_occ_wapply, st, ap)
 }
 
 cluster_error <- function(run, p, message, dead) {
@@ -190,32 +197,37 @@ occ_distributed <- function(kind, s, cl, u = NULL) {
 
   perm <- if (!is.null(s$seed) && kind != "ofl") with_seed(s$seed, sample.int(s$n))
   X <- if (is.null(perm)) s$X else s$X[perm, , drop = FALSE]
-  lo <- floor(s$n * (seq_len(P) - 1) / P)
-  hi <- floor(s$n * seq_len(P) / P)
+  rows <- worker_rows(s$n, P, s$batch)
   started <- proc.time()[["elapsed"]]
   init <- lapply(seq_len(P), function(p) {
-    rows <- seq.int(lo[p] + 1, length.out = hi[p] - lo[p])
-    list(kind = occ_kinds[[kind]], x = t(X[rows, , drop = FALSE]), lambda = s$lambda,
-         threads = s$threads, u = if (!is.null(u)) u[rows])
+    list(kind = occ_kinds[[kind]], x = t(X[rows[[p]], , drop = FALSE]), lambda = s$lambda,
+         threads = s$threads, batch = s$batch, u = if (!is.null(u)) u[rows[[p]]])
   })
   setup <- occ_round(run, "init", init)
   run$info <- setup$replies
-  ans <- occ_passes(kind, s, run, lo, hi, u)
+  ans <- occ_passes(kind, s, run, rows, u)
   collect <- occ_round(run, "collect", rep(list(list(k = ncol(ans$model))), P))
   ans$seconds <- proc.time()[["elapsed"]] - started
   ans$setup_bytes <- setup$sent
   ans$collect_bytes <- collect$received
-  occ_cluster_result(kind, s, ans, collect$replies, perm)
+  occ_cluster_result(kind, s, ans, collect$replies, rows, perm)
+}
+
+# The rows (1-based, ascending) each of P workers holds: epoch t has the
+# P b rows from t P b + 1, worker p the b of them from t P b + (p - 1) b + 1.
+worker_rows <- function(n, P, batch) {
+  unname(split(seq_len(n), factor(((seq_len(n) - 1L) %/% batch) %% P + 1L, levels = seq_len(P))))
 }
 
 # The epochs and end-of-pass steps; returns the model and the trace.
-occ_passes <- function(kind, s, run, lo, hi, u) {
+occ_passes <- function(kind, s, run, rows, u) {
   P <- length(run$cl)
+  m <- lengths(rows)
   K <- function() ncol(model)
   model <- matrix(0, s$d, 0L)
   synced <- 0L
   pending <- vector("list", P)
-  epochs <- ceiling(max(hi - lo) / s$batch)
+  epochs <- ceiling(s$n / (P * s$batch))
   trace <- list()
   props <- list()
   opened <- integer()
@@ -229,13 +241,13 @@ occ_passes <- function(kind, s, run, lo, hi, u) {
     for (t in seq_len(epochs) - 1L) {
       t0 <- proc.time()[["elapsed"]]
       args <- lapply(seq_len(P), function(p)
-        message_for(p, list(lo = as.integer(min(t * s$batch, hi[p] - lo[p])),
-                            hi = as.integer(min((t + 1) * s$batch, hi[p] - lo[p])),
+        message_for(p, list(lo = as.integer(min(t * s$batch, m[p])),
+                            hi = as.integer(min((t + 1) * s$batch, m[p])),
                             pass = pass)))
       r <- occ_round(run, "epoch", args)
       synced <- K()
       pending <- vector("list", P)
-      v <- validate_round(kind, r$replies, lo, model, s$lambda, u)
+      v <- validate_round(kind, r$replies, rows, model, s$lambda, u)
       if (!is.null(v)) {
         model <- v$model
         pending <- v$pending
@@ -284,22 +296,26 @@ occ_passes <- function(kind, s, run, lo, hi, u) {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
-# Validate one epoch's proposals in worker order; split the outcomes back.
-validate_round <- function(kind, replies, lo, model, lambda, u) {
+# Validate one epoch's proposals in worker order, which is row order; split
+# the outcomes back, with each worker's count of acceptances ahead of it so
+# that its other rows catch up with the centers accepted before them.
+validate_round <- function(kind, replies, worker_rows, model, lambda, u) {
   np <- vapply(replies, function(r) length(r$rows), 0L)
   if (sum(np) == 0L) return(NULL)
   worker <- rep(seq_along(replies), np)
   rows <- unlist(lapply(replies, `[[`, "rows"))
-  global <- as.integer(lo[worker] + rows + 1)
+  global <- unlist(lapply(seq_along(replies), function(p) worker_rows[[p]][replies[[p]]$rows + 1L]))
   props <- list(payload = do.call(cbind, lapply(replies, `[[`, "payload")),
                 z = unlist(lapply(replies, `[[`, "z")), sd = unlist(lapply(replies, `[[`, "sd")),
                 u = if (!is.null(u)) u[global])
   v <- .Call(C_facloc_occ_cvalidate, occ_kinds[[kind]], props, model, lambda)
   occ_check_status(v$status, "validation")
+  ahead <- cumsum(c(0L, vapply(seq_along(replies), function(p) sum(v$accepted[worker == p]), 0L)))
   pending <- lapply(seq_along(replies), function(p) {
     mine <- worker == p
-    if (!any(mine)) return(NULL)
-    list(rows = rows[mine], z = v$z[mine], sd = v$sd[mine], kfix = ncol(model),
+    if (!any(mine) && ahead[p] == 0L) return(NULL)
+    list(rows = rows[mine], accepted = v$accepted[mine], z = v$z[mine], sd = v$sd[mine],
+         kfix = ncol(model), before = ahead[p],
          bits = if (!is.null(v$bits)) v$bits[mine, , drop = FALSE])
   })
   list(model = v$model, pending = pending, rows = global,
@@ -307,7 +323,12 @@ validate_round <- function(kind, replies, lo, model, lambda, u) {
        accepted = sum(v$accepted))
 }
 
-occ_cluster_result <- function(kind, s, ans, collected, perm) {
+occ_cluster_result <- function(kind, s, ans, collected, rows, perm) {
+  by_row <- function(parts) {          # per-worker vectors back in row order
+    out <- vector(typeof(parts[[1]]), s$n)
+    for (p in seq_along(parts)) out[rows[[p]]] <- parts[[p]]
+    out
+  }
   tr <- ans$trace
   out <- list(trace = list(
     iterations = length(ans$objectives), converged = ans$converged,
@@ -316,15 +337,17 @@ occ_cluster_result <- function(kind, s, ans, collected, perm) {
     proposals = ans$proposals$point, proposal_pass = ans$proposals$iteration),
     seconds = ans$seconds)
   if (kind == "bpmeans") {
-    out$Z <- t(do.call(cbind, collected))
+    Z <- t(do.call(cbind, collected))
+    Z[unlist(rows), ] <- Z
+    out$Z <- Z
     out$features <- t(ans$model)
   } else {
-    out$cluster <- unlist(lapply(collected, `[[`, "z"))
+    out$cluster <- by_row(lapply(collected, `[[`, "z"))
     out$centers <- t(ans$model)
   }
   if (kind == "ofl") {
     out$facility <- ans$opened
-    out$cost <- unlist(lapply(collected, `[[`, "cost"))
+    out$cost <- by_row(lapply(collected, `[[`, "cost"))
   }
   fit <- occ_result(kind, out, s, perm)
   fit$epochs$bytes_sent <- tr$bytes_sent

@@ -143,13 +143,17 @@ occ_result <- function(kind, out, s, perm) {
 
 #' Equivalent serial order of an OCC run
 #'
-#' An OCC pass is equivalent to the serial pass that visits, epoch by epoch,
-#' the points that did not propose first and then the proposers in
-#' validation order. `serial_order()` returns that order for every pass, and
-#' running the serial algorithm in it (`method = "serial", order =`) gives
-#' the same clusters, centers and features. Sums at the end of a pass are
-#' taken per worker's rows and added in worker order; the internal
-#' `facloc:::occ_replay()` repeats that too, and so reproduces the run to
+#' An OCC pass equals the serial pass over the same rows in the same order:
+#' workers propose for consecutive rows, and validation goes through each
+#' epoch in row order, letting the points that did not propose meet the
+#' centers accepted before them, as the serial pass shows them. So
+#' `serial_order()` of an OCC run is the row order (after the `seed`'s
+#' shuffle, for DP-means and BP-means), and running the serial algorithm in
+#' it (`method = "serial", order =`) gives the same clusters, centers and
+#' features; of a serial run, it is the order it visited. Sums at the end of
+#' a pass are taken per worker's rows and added in worker order, so the
+#' objective may differ from the serial run's in the last bits; the internal
+#' `facloc:::occ_replay()` sums the same way, and so reproduces the run to
 #' the last bit, objective included.
 #'
 #' @param fit A result of [dpmeans()], [ofl()] or [bpmeans()].
@@ -162,34 +166,19 @@ occ_result <- function(kind, out, s, perm) {
 #' ord <- serial_order(fit)
 #' again <- dpmeans(X, lambda = 5, method = "serial", order = ord)
 #' identical(again$cluster, fit$cluster)
+#' # with no seed, that is the rows' own order
+#' identical(dpmeans(X, lambda = 5, method = "serial")$cluster, fit$cluster)
 serial_order <- function(fit) {
   if (!inherits(fit, "occ_fit"))
     abort_argument("fit", "must be a result of dpmeans(), ofl() or bpmeans()")
-  back <- function(i) if (is.null(fit$permutation)) i else fit$permutation[i]
-  if (fit$method == "serial") {
-    ord <- if (!is.null(fit$order)) fit$order + 1L else matrix(back(seq_len(fit$n)), ncol = 1L)
-    return(ord[, pmin(seq_len(fit$iterations), ncol(ord)), drop = FALSE])
-  }
-  inverse <- if (is.null(fit$permutation)) seq_len(fit$n) else order(fit$permutation)
-  epoch <- position_epochs(fit$n, fit$workers, fit$batch)
-  out <- matrix(0L, fit$n, fit$iterations)
-  for (t in seq_len(fit$iterations)) {
-    proposer <- logical(fit$n)
-    proposer[inverse[fit$proposals$point[fit$proposals$iteration == t]]] <- TRUE
-    out[, t] <- back(order(epoch, proposer, seq_len(fit$n)))
-  }
-  out
+  ord <- if (!is.null(fit$order)) fit$order + 1L
+         else matrix(if (is.null(fit$permutation)) seq_len(fit$n) else fit$permutation, ncol = 1L)
+  ord[, pmin(seq_len(fit$iterations), ncol(ord)), drop = FALSE]
 }
 
-# Epoch of each visiting position: P contiguous shards, batch b each epoch.
-position_epochs <- function(n, workers, batch) {
-  shard <- findInterval(seq_len(n) - 1L, floor(n * (0:(workers - 1)) / workers))
-  start <- floor(n * (shard - 1) / workers)
-  (seq_len(n) - 1L - start) %/% batch
-}
-
-# Serial run in the fit's equivalent order with its summation shards: the
-# result is identical to the fit.  Used by the tests.
+# Serial run in the fit's equivalent order with its summation shards (each
+# worker's blocks of `batch` rows): the result is identical to the fit.
+# Used by the tests.
 occ_replay <- function(fit, X, threads = 1L) {
   kind <- class(fit)[1]
   X <- check_points(X, "X")
@@ -198,7 +187,7 @@ occ_replay <- function(fit, X, threads = 1L) {
   ord <- serial_order(fit)
   ord[] <- inverse[ord] - 1L
   u <- if (kind == "ofl") fit$uniforms
-  out <- occ_call(kind, X, fit$lambda, serial = TRUE, workers = 1L, batch = 1L,
+  out <- occ_call(kind, X, fit$lambda, serial = TRUE, workers = 1L, batch = fit$batch,
                   order = ord, shards = fit$workers, threads = threads,
                   max_iter = fit$iterations, u = u, perm = perm, what = "replay")
   s <- list(method = "serial", lambda = fit$lambda, threads = threads, workers = 1L,

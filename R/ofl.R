@@ -11,10 +11,12 @@
 #' In the OCC version (see [dpmeans()] for the epochs), workers propose the
 #' points that would open a facility against the facilities known at the
 #' epoch's start; validation re-decides each proposal, with the same
-#' number, against the facilities accepted earlier in the epoch. Since
-#' \eqn{D} can only shrink, the run equals the serial pass in the order of
-#' [serial_order()], for any number of threads; the same seed, batch and
-#' number of workers give the same result on a cluster (`cl`).
+#' number, against the facilities accepted earlier in the epoch, and the
+#' points that did not propose are then served by the nearest of those too.
+#' Since \eqn{D} can only shrink, a point that did not propose would not
+#' have opened a facility either, and the run equals the serial pass
+#' (`method = "serial"`, same seed), for any number of workers, threads and
+#' batch; on a cluster (`cl`) too.
 #'
 #' @inheritParams dpmeans
 #' @param lambda Square root of the facility cost, a positive number.
@@ -34,8 +36,8 @@
 #' X <- dp_data(1000, seed = 2)$X
 #' fit <- ofl(X, lambda = 5, seed = 1, threads = 2)
 #' fit
-#' same <- ofl(X, lambda = 5, seed = 1, method = "serial", order = serial_order(fit))
-#' identical(same$cluster, fit$cluster)
+#' same <- ofl(X, lambda = 5, seed = 1, method = "serial")
+#' identical(same$facilities, fit$facilities)
 ofl <- function(X, lambda, threads = facloc_threads(), method = c("occ", "serial"),
                 batch = NULL, seed = NULL, order = NULL, cl = NULL) {
   s <- occ_settings("ofl", X, lambda, threads, method, batch, max_iter = 1,

@@ -12,7 +12,7 @@ SEXP facloc_has_openmp(void);
 SEXP facloc_occ(SEXP kind, SEXP x, SEXP control);
 SEXP facloc_occ_predict(SEXP kind, SEXP x, SEXP model, SEXP threads);
 SEXP facloc_occ_wpropose(SEXP env, SEXP lo, SEXP hi);
-SEXP facloc_occ_wapply(SEXP env, SEXP rows, SEXP z, SEXP extra, SEXP kfix);
+SEXP facloc_occ_wapply(SEXP env, SEXP ap);
 SEXP facloc_occ_wpartial(SEXP env);
 SEXP facloc_occ_wrelabel(SEXP env, SEXP map, SEXP oldk);
 SEXP facloc_occ_cvalidate(SEXP kind, SEXP props, SEXP model, SEXP lambda);
@@ -31,7 +31,7 @@ static const R_CallMethodDef call_methods[] = {
   {"facloc_occ", (DL_FUNC) &facloc_occ, 3},
   {"facloc_occ_predict", (DL_FUNC) &facloc_occ_predict, 4},
   {"facloc_occ_wpropose", (DL_FUNC) &facloc_occ_wpropose, 3},
-  {"facloc_occ_wapply", (DL_FUNC) &facloc_occ_wapply, 5},
+  {"facloc_occ_wapply", (DL_FUNC) &facloc_occ_wapply, 2},
   {"facloc_occ_wpartial", (DL_FUNC) &facloc_occ_wpartial, 1},
   {"facloc_occ_wrelabel", (DL_FUNC) &facloc_occ_wrelabel, 3},
   {"facloc_occ_cvalidate", (DL_FUNC) &facloc_occ_cvalidate, 4},

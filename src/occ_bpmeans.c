@@ -22,7 +22,7 @@ typedef struct {
                            it, so recomputing one (see occ_pass) is exact */
   int zcap;
   char *chg;            /* did the pass change row i */
-  double *res;          /* per slot: residual and scratch, 2 d */
+  double *res;          /* per slot: OCC_BP_SLOT(d) doubles */
 } bp_state;
 
 static double sqnorm(const double *r, int d)
@@ -33,29 +33,34 @@ static double sqnorm(const double *r, int d)
   return s;
 }
 
-/* Greedy sweep of z over features [from, to) for one residual r = x - z A;
- * tmp is d doubles of scratch.  Returns 1 if some z changed. */
+/* Greedy sweep of z over features [from, to) for one residual r = x - z A
+ * with squared norm *rn; tmp is d doubles of scratch.  *rn takes the value
+ * each step was decided on, so it never grows: a sweep split in two (a
+ * proposal, then its validation) decides as one sweep does, and a point
+ * that did not propose never proposes later.  Returns 1 if some z changed. */
 static int sweep(unsigned char *z, const double *A, int d, int from, int to,
-                 double *r, double *tmp)
+                 double *r, double *tmp, double *rn)
 {
   int changed = 0;
-  double rn = sqnorm(r, d);           /* ||r||^2, recomputed when r changes */
   for (int k = from; k < to; k++) {
     const double *a = A + (size_t) k * d;
     if (z[k]) {                       /* keep it unless adding a back helps */
       for (int t = 0; t < d; t++) tmp[t] = r[t] + a[t];
       double tn = sqnorm(tmp, d);
-      if (tn <= rn) {
+      if (tn <= *rn) {
         memcpy(r, tmp, (size_t) d * sizeof(double));
-        rn = tn;
+        *rn = tn;
         z[k] = 0;
         changed = 1;
       }
-    } else if (fl_sqdist(r, a, d) < rn) {
-      for (int t = 0; t < d; t++) r[t] -= a[t];
-      rn = sqnorm(r, d);
-      z[k] = 1;
-      changed = 1;
+    } else {
+      double tn = fl_sqdist(r, a, d);
+      if (tn < *rn) {
+        for (int t = 0; t < d; t++) r[t] -= a[t];
+        *rn = tn;
+        z[k] = 1;
+        changed = 1;
+      }
     }
   }
   return changed;
@@ -83,11 +88,12 @@ static int bp_propose(void *ptr, int i, int slot)
   bp_state *st = ptr;
   const int d = st->d;
   unsigned char *z = st->Z + (size_t) i * st->zcap;
-  double *r = st->res + (size_t) slot * 2 * d;
+  double *r = st->res + (size_t) slot * OCC_BP_SLOT(d), *rn = r + 2 * d;
   memcpy(z, st->Zp + (size_t) i * st->zcap, (size_t) st->zcap);
   residual(st->x + (size_t) i * d, z, st->A.v, d, st->kfix, r);
-  st->chg[i] = (char) sweep(z, st->A.v, d, 0, st->kfix, r, r + d);
-  return sqnorm(r, d) > st->lambda2;
+  *rn = sqnorm(r, d);
+  st->chg[i] = (char) sweep(z, st->A.v, d, 0, st->kfix, r, r + d, rn);
+  return *rn > st->lambda2;
 }
 
 /* Z with cap columns (the new ones zero). */
@@ -124,10 +130,10 @@ static int bp_validate(void *ptr, int i, int slot)
 {
   bp_state *st = ptr;
   const int d = st->d;
-  double *r = st->res + (size_t) slot * 2 * d;
-  if (sweep(st->Z + (size_t) i * st->zcap, st->A.v, d, st->kfix, st->A.k, r, r + d))
+  double *r = st->res + (size_t) slot * OCC_BP_SLOT(d), *rn = r + 2 * d;
+  if (sweep(st->Z + (size_t) i * st->zcap, st->A.v, d, st->kfix, st->A.k, r, r + d, rn))
     st->chg[i] = 1;
-  if (sqnorm(r, d) <= st->lambda2) return 0;
+  if (*rn <= st->lambda2) return 0;
   if (grow_z(st) || occ_centers_push(&st->A, r)) return -1;
   st->Z[(size_t) i * st->zcap + st->A.k - 1] = 1;
   st->chg[i] = 1;
@@ -155,7 +161,7 @@ static void bp_cost(void *ctx, int lo, int hi, double *out)
 {
   bp_state *st = ctx;
   const int d = st->d;
-  double s = 0.0, r[d > 0 ? d : 1];
+  double s = out[0], r[d > 0 ? d : 1];
   for (int i = lo; i < hi; i++) {
     residual(st->x + (size_t) i * d, st->Z + (size_t) i * st->zcap, st->A.v, d,
              st->A.k, r);
@@ -242,13 +248,12 @@ int occ_bpmeans(const occ_setup *s, double lambda, unsigned char **Zout,
   st.Z = calloc((size_t) s->n * st.zcap, 1);
   st.Zp = calloc((size_t) s->n * st.zcap, 1);
   st.chg = calloc((size_t) s->n, 1);
-  st.res = malloc((size_t) occ_slots(s, 2 * (size_t) s->d * sizeof(double)) * 2 * s->d *
-                  sizeof(double));
+  const size_t slot_bytes = OCC_BP_SLOT(s->d) * sizeof(double);
+  st.res = malloc((size_t) occ_slots(s, slot_bytes) * slot_bytes);
   int status = (st.Z && st.Zp && st.chg && st.res) ? occ_centers_init(&st.A, s->d, 16)
                                            : FL_ERR_NOMEM;
   if (status == FL_OK) {
-    occ_alg alg = { &st, 2 * (size_t) s->d * sizeof(double), bp_begin, bp_propose,
-                    bp_validate, bp_end_pass };
+    occ_alg alg = { &st, slot_bytes, bp_begin, bp_propose, bp_validate, bp_end_pass };
     status = occ_run(s, &alg, tr);
   }
   if (status == FL_OK) {
@@ -290,7 +295,8 @@ int occ_predict_features(const double *x, int n, int d, const double *A,
       unsigned char *z = Z + (size_t) i * k;
       memset(z, 0, (size_t) k);
       memcpy(r, x + (size_t) i * d, (size_t) d * sizeof(double));
-      sweep(z, A, d, 0, k, r, r + d);
+      double rn = sqnorm(r, d);
+      sweep(z, A, d, 0, k, r, r + d, &rn);
       cost[i] = sqnorm(r, d);
     }
     free(r);
@@ -330,7 +336,21 @@ void occ_bp_propose_rows(const double *x, int d, int m, int lo, int hi,
   occ_propose_rows(bp_propose, &st, lo, hi, bp_begin(&st), threads, flag);
 }
 
-/* res: np x 2d (residual, scratch).  On FL_OK *Zout (np x *zcap) holds the
+static void bp_limit(void *st, int k)
+{
+  ((bp_state *) st)->A.k = k;
+}
+
+void occ_bp_catch_up_rows(const double *x, int d, int m, int lo, int hi,
+                          const double *A, int kfix, double lambda,
+                          unsigned char *Z, int zcap, char *chg, double *res,
+                          const int *outcome, int before)
+{
+  bp_state st = block_state(x, d, m, lambda, A, kfix, Z, NULL, zcap, chg, res);
+  occ_catch_up_rows(bp_validate, bp_limit, &st, lo, hi, outcome, kfix, before);
+}
+
+/* res: np slots of OCC_BP_SLOT(d).  On FL_OK *Zout (np x *zcap) holds the
  * proposals' memberships of the features from kfix on (caller frees). */
 int occ_bp_validate_list(double *res, int np, int d, double lambda,
                          occ_centers *A, unsigned char **Zout, int *zcap,

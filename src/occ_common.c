@@ -48,12 +48,6 @@ void occ_nearest(const double *x, const double *centers, int d, int from,
   }
 }
 
-void occ_shard_range(int n, int P, int s, int *lo, int *hi)
-{
-  *lo = (int) ((long long) n * s / P);
-  *hi = (int) ((long long) n * (s + 1) / P);
-}
-
 int occ_grow(void **p, int *cap, int need, size_t elt)
 {
   if (need <= *cap) return FL_OK;
@@ -112,12 +106,15 @@ static int interrupted(const occ_setup *s)
   return s->interrupted && s->interrupted(s->callback_ctx);
 }
 
-/* Validate one proposal and record it; *accepted counts acceptances. */
+/* Validate point i and record it if it proposed or is accepted now (a
+ * non-proposer catching up, see validate_epoch); counts both. */
 static int settle(const occ_alg *a, occ_trace *tr, int i, int slot, int pass,
-                  int *accepted)
+                  int proposer, int *proposed, int *accepted)
 {
   int r = a->validate(a->st, i, slot);
   if (r < 0) return FL_ERR_NOMEM;
+  if (!proposer && !r) return FL_OK;
+  (*proposed)++;
   *accepted += r;
   return push_proposal(tr, i, pass);
 }
@@ -137,10 +134,8 @@ static int serial_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
   for (int j = 0; j < s->n && status == FL_OK; j++) {
     int i = order ? order[j] : j;
     a->begin_epoch(a->st);
-    if (a->propose(a->st, i, 0)) {
-      proposed++;
-      status = settle(a, tr, i, 0, pass, &accepted);
-    }
+    if (a->propose(a->st, i, 0))
+      status = settle(a, tr, i, 0, pass, 1, &proposed, &accepted);
     if ((j & 8191) == 8191 && interrupted(s)) status = FL_INTERRUPTED;
   }
   if (status == FL_OK) status = push_epoch(tr, pass, proposed, accepted, occ_now() - t0);
@@ -158,9 +153,8 @@ static int serial_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
  * time.  Scratch is bounded to 16 MiB (and one pass). */
 static int epochs_per_pass(const occ_setup *s)
 {
-  int lo, hi;
-  occ_shard_range(s->n, s->workers, s->workers - 1, &lo, &hi);
-  return (hi - lo + s->batch - 1) / s->batch;   /* the last shard is longest */
+  long long per = (long long) s->workers * s->batch;
+  return (int) ((s->n + per - 1) / per);
 }
 
 /* Epochs proposed at once at most: scratch within 16 MiB, one pass. */
@@ -177,13 +171,13 @@ int occ_slots(const occ_setup *s, size_t slot_bytes)
   return s->serial ? 1 : max_chunk(s, slot_bytes) * s->workers * s->batch;
 }
 
-/* Row of epoch slot `slot` (0-based within the epoch) of epoch t, or -1. */
+/* Row of epoch slot `slot` (0-based within the epoch) of epoch t, or -1:
+ * epoch t holds the P b consecutive rows from t P b, worker p the b of them
+ * from p b. */
 static int epoch_row(const occ_setup *s, int t, int slot)
 {
-  int lo, hi, b = s->batch;
-  occ_shard_range(s->n, s->workers, slot / b, &lo, &hi);
-  int i = lo + t * b + slot % b;
-  return i < hi ? i : -1;
+  long long i = (long long) t * s->workers * s->batch + slot;
+  return i < s->n ? (int) i : -1;
 }
 
 /* Whether proposing for `points` points of `work` each (as begin_epoch
@@ -194,8 +188,7 @@ static int propose_in_parallel(double points, double work)
 }
 
 /* Propose for the c epochs from epoch t, one (epoch, worker) block of b
- * slots at a time: the block's rows are consecutive, so the loop over
- * them does no index arithmetic. */
+ * consecutive rows at a time. */
 static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
                            double work, char *flags)
 {
@@ -206,17 +199,21 @@ static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
 #pragma omp parallel for num_threads(s->threads) if(parallel) schedule(static)
 #endif
   for (int blk = 0; blk < nblocks; blk++) {
-    int e = blk / P, p = blk % P, lo, hi;
-    occ_shard_range(s->n, P, p, &lo, &hi);
-    int first = lo + (t + e) * b, base = e * P * b + p * b;
-    int count = first < hi ? (hi - first < b ? hi - first : b) : 0;
+    int base = blk * b, first = epoch_row(s, t, base);
+    int count = first < 0 ? 0 : (s->n - first < b ? s->n - first : b);
     for (int r = 0; r < count; r++)
       flags[base + r] = (char) a->propose(a->st, first + r, base + r);
     memset(flags + base + count, 0, (size_t) (b - count));
   }
 }
 
-/* Validate epoch t, whose proposals sit at scratch slots base + slot. */
+/* Validate epoch t, whose proposals sit at scratch slots base + slot, in
+ * row order.  Once something is accepted, the later non-proposers of the
+ * epoch are validated too, so that they meet the centers (features) the
+ * serial pass would have shown them, and the pass equals the serial pass
+ * in row order.  Their distance (residual) only shrinks, so they do not
+ * open one; if rounding ever made one do so, the serial pass would have
+ * opened it too. */
 static int validate_epoch(const occ_setup *s, const occ_alg *a, occ_trace *tr,
                           int pass, int t, int base, const char *flags,
                           double seconds, int *accepted)
@@ -226,9 +223,10 @@ static int validate_epoch(const occ_setup *s, const occ_alg *a, occ_trace *tr,
   double t0 = occ_now();
   *accepted = 0;
   for (int slot = 0; slot < slots && status == FL_OK; slot++) {
-    if (!flags[base + slot]) continue;
-    proposed++;
-    status = settle(a, tr, epoch_row(s, t, slot), base + slot, pass, accepted);
+    int i = epoch_row(s, t, slot), proposer = flags[base + slot];
+    if (i < 0) break;
+    if (proposer || *accepted)
+      status = settle(a, tr, i, base + slot, pass, proposer, &proposed, accepted);
   }
   if (status == FL_OK)
     status = push_epoch(tr, pass, proposed, *accepted, seconds + occ_now() - t0);
@@ -236,7 +234,7 @@ static int validate_epoch(const occ_setup *s, const occ_alg *a, occ_trace *tr,
 }
 
 /* One OCC pass: epochs of P x b points proposed in parallel, validated in
- * (shard, row) order on the main thread. */
+ * row order on the main thread. */
 static int occ_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
                     int pass, char *flags)
 {
@@ -316,11 +314,10 @@ int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, int len,
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) if(s->n >= OCC_PAR_MIN) schedule(static)
 #endif
-  for (int sh = 0; sh < S; sh++) {
-    int lo, hi;
-    occ_shard_range(s->n, S, sh, &lo, &hi);
-    part(ctx, lo, hi, buf + (size_t) sh * len);
-  }
+  for (int sh = 0; sh < S; sh++)
+    for (long long lo = (long long) sh * s->batch; lo < s->n; lo += (long long) S * s->batch)
+      part(ctx, (int) lo, (int) (lo + s->batch < s->n ? lo + s->batch : s->n),
+           buf + (size_t) sh * len);
   memcpy(out, buf, (size_t) len * sizeof(double));
   for (int sh = 1; sh < S; sh++)
     for (int j = 0; j < len; j++) out[j] += buf[(size_t) sh * len + j];
@@ -455,6 +452,26 @@ void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
 #pragma omp parallel for num_threads(threads) if(parallel) schedule(static)
 #endif
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) propose(st, i, i - lo);
+}
+
+void occ_catch_up_rows(int (*validate)(void *, int, int),
+                       void (*limit)(void *, int), void *st, int lo, int hi,
+                       const int *outcome, int kfix, int before)
+{
+  int k = kfix + before;
+  for (int i = lo; i < hi; i++) {
+    if (outcome[i - lo] == OCC_ACCEPTED) {
+      k++;
+    } else if (outcome[i - lo] == OCC_QUIET && k > kfix) {
+      limit(st, k);
+      validate(st, i, i - lo);   /* shrinks a distance: never opens one */
+    }
+  }
+}
+
+void occ_assign_limit(void *st, int k)
+{
+  ((occ_assign *) st)->c.k = k;
 }
 
 int occ_validate_list(int (*validate)(void *, int, int), void *st, int np,

@@ -2,20 +2,21 @@
  * Optimistic concurrency control (OCC) for DP-means, online facility
  * location and BP-means: the pieces the three algorithms share.
  *
- * A run makes passes over the n points (row-major, n x d).  The OCC engine
- * splits the rows into P contiguous shards; in epoch t, worker p takes rows
- * [start_p + t b, start_p + (t + 1) b) of its shard and proposes against the
- * state known at the epoch's start (in parallel); the main thread then
- * validates the proposals in the fixed order (shard, row).  The serial
- * engine visits the points one at a time in a given order, which is the
- * same propose + validate with an epoch of one point, so both share every
- * floating-point operation.  An OCC pass equals the serial pass that visits,
- * epoch by epoch, the non-proposers first and then the proposers in
- * validation order.
+ * A run makes passes over the n points (row-major, n x d).  Epoch t of the
+ * OCC engine holds the P b consecutive rows from t P b; worker p proposes
+ * the b of them from t P b + p b against the state known at the epoch's
+ * start (in parallel), and the main thread then validates the epoch in row
+ * order: the proposals, and once one is accepted the later non-proposers
+ * too, against what was accepted before them.  The serial engine visits
+ * the points one at a time in a given order, which is the same propose +
+ * validate with an epoch of one point, so both share every floating-point
+ * operation, and an OCC pass equals the serial pass in row order.
  *
  * End-of-pass sums (means, Z'Z, costs) are taken per summation shard in row
- * order and combined in shard order, so a result does not depend on the
- * number of threads, and a replay with the same shards gives the same bits.
+ * order and combined in shard order; shard p holds worker p's rows (its b
+ * rows of every epoch), so a result does not depend on the number of
+ * threads, a cluster worker holding those rows sums them the same way, and
+ * a replay with the same shards gives the same bits.
  */
 #ifndef OCC_COMMON_H
 #define OCC_COMMON_H
@@ -37,9 +38,6 @@ void occ_centers_free(occ_centers *c);
 void occ_nearest(const double *x, const double *centers, int d, int from,
                  int to, int *best, double *bestd);
 
-/* Rows [*lo, *hi) of shard s of n rows split into P contiguous shards. */
-void occ_shard_range(int n, int P, int s, int *lo, int *hi);
-
 /* Grow *p (elements of size elt) to hold at least need; FL_ERR_NOMEM. */
 int occ_grow(void **p, int *cap, int need, size_t elt);
 
@@ -55,7 +53,8 @@ typedef struct {
   const int *order;       /* serial: n x norder 0-based (column per pass,
                              the last reused), NULL for 0..n-1 */
   int norder;
-  int shards;             /* summation shards (OCC: = workers) */
+  int shards;             /* summation shards (OCC: = workers), each
+                             taking its blocks of `batch` rows in turn */
   int threads, max_iter;
   fl_interrupt_fn interrupted;
   void *callback_ctx;
@@ -107,7 +106,7 @@ int occ_run(const occ_setup *s, const occ_alg *a, occ_trace *tr);
 void occ_trace_free(occ_trace *tr);
 
 /* Helpers for end_pass: per-shard partials in row order, combined in shard
- * order.  part(ctx, lo, hi, out) fills len doubles for rows [lo, hi). */
+ * order.  part(ctx, lo, hi, out) adds rows [lo, hi) to len running sums. */
 typedef void (*occ_part_fn)(void *ctx, int lo, int hi, double *out);
 int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, int len,
                   double *out);
@@ -172,6 +171,28 @@ void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
                       int hi, double work, int threads, char *flag);
 int occ_validate_list(int (*validate)(void *, int, int), void *st, int np,
                       int *accepted);
+/* A block's non-proposers of rows [lo, hi) (slot i - lo) catch up with the
+ * centers (features) accepted before them in their epoch: the `before`
+ * accepted ahead of the block, then one more after each of its accepted
+ * proposers (outcome per row: OCC_QUIET, OCC_ACCEPTED or OCC_REJECTED).
+ * The model holds centers [0, kfix) and the epoch's new ones after them;
+ * limit(st, k) lets validate read the first k. */
+enum { OCC_QUIET = 0, OCC_ACCEPTED = 1, OCC_REJECTED = 2 };
+void occ_catch_up_rows(int (*validate)(void *, int, int),
+                       void (*limit)(void *, int), void *st, int lo, int hi,
+                       const int *outcome, int kfix, int before);
+void occ_assign_limit(void *st, int k);
+void occ_dp_catch_up_rows(const double *x, int d, int m, int lo, int hi,
+                          const double *centers, int kfix, double lambda, int *z,
+                          double *sd, const int *outcome, int before);
+void occ_ofl_catch_up_rows(const double *x, int d, int m, int lo, int hi,
+                           const double *centers, int kfix, double lambda,
+                           const double *u, double *cost, int *z, double *sd,
+                           const int *outcome, int before);
+void occ_bp_catch_up_rows(const double *x, int d, int m, int lo, int hi,
+                          const double *A, int kfix, double lambda,
+                          unsigned char *Z, int zcap, char *chg, double *res,
+                          const int *outcome, int before);
 void occ_dp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          const double *centers, int k, double lambda,
                          int threads, int *z, double *sd, char *flag);
@@ -195,6 +216,9 @@ void occ_bp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          const double *A, int k, double lambda,
                          unsigned char *Z, unsigned char *Zp, int zcap,
                          char *chg, int threads, double *res, char *flag);
+/* BP-means proposal scratch: residual, d doubles of scratch, and the
+ * residual's squared norm as the sweep tracks it. */
+#define OCC_BP_SLOT(d) (2 * (size_t) (d) + 1)
 int occ_bp_validate_list(double *res, int np, int d, double lambda,
                          occ_centers *A, unsigned char **Zout, int *zcap,
                          int *accepted);

@@ -43,7 +43,7 @@ static void dp_sums(void *ctx, int lo, int hi, double *out)
 static void dp_cost(void *ctx, int lo, int hi, double *out)
 {
   occ_assign *a = ctx;
-  double s = 0.0;
+  double s = out[0];
   for (int i = lo; i < hi; i++)
     s += fl_sqdist(a->x + (size_t) i * a->d, a->c.v + (size_t) a->z[i] * a->d, a->d);
   out[0] = s;
@@ -167,6 +167,14 @@ int occ_dp_validate_list(const double *xp, int np, int d, double lambda,
   int status = occ_validate_list(dp_validate, &st, np, accepted);
   *c = st.a.c;
   return status;
+}
+
+void occ_dp_catch_up_rows(const double *x, int d, int m, int lo, int hi,
+                          const double *centers, int kfix, double lambda, int *z,
+                          double *sd, const int *outcome, int before)
+{
+  dp_state st = { occ_assign_view(x, d, m, lambda, centers, kfix, z, sd), NULL };
+  occ_catch_up_rows(dp_validate, occ_assign_limit, &st, lo, hi, outcome, kfix, before);
 }
 
 void occ_dp_block_sums(const double *x, int d, int m, int *z, int k, double *out)

@@ -4,7 +4,7 @@
  * open facility and u_i its own fixed uniform; otherwise it is served by
  * that facility.  Validation re-decides with the facilities accepted since
  * the epoch's start: D can only shrink, so non-proposers would not have
- * opened either, and the OCC pass equals its serial order.  One pass. */
+ * opened either, and the OCC pass equals the serial pass.  One pass. */
 #include <stdlib.h>
 #include <string.h>
 #include "occ_common.h"
@@ -42,7 +42,7 @@ static int ofl_validate(void *ptr, int i, int slot)
 static void ofl_sum_cost(void *ctx, int lo, int hi, double *out)
 {
   const double *cost = ctx;
-  double s = 0.0;
+  double s = out[0];
   for (int i = lo; i < hi; i++) s += cost[i];
   out[0] = s;
 }
@@ -109,6 +109,15 @@ int occ_ofl_validate_list(const double *xp, int np, int d, double lambda,
   *c = st.a.c;
   free(st.facility);
   return status;
+}
+
+void occ_ofl_catch_up_rows(const double *x, int d, int m, int lo, int hi,
+                           const double *centers, int kfix, double lambda,
+                           const double *u, double *cost, int *z, double *sd,
+                           const int *outcome, int before)
+{
+  ofl_state st = block_state(x, d, m, lambda, centers, kfix, z, sd, u, cost);
+  occ_catch_up_rows(ofl_validate, occ_assign_limit, &st, lo, hi, outcome, kfix, before);
 }
 
 double occ_ofl_block_cost(const double *cost, int m)

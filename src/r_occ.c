@@ -187,9 +187,11 @@ static int env_int(SEXP env, const char *name)
   return Rf_asInteger(env_get(env, name));
 }
 
-/* Propose rows [lo, hi) (0-based, of the block) against the model.
- * Returns list(rows, z, sd, payload): payload is d x np, the proposers'
- * points (DP, OFL) or residuals (BP). */
+/* Propose rows [lo, hi) (0-based, of the block) against the model, keeping
+ * each row's scratch (distance; BP: residual) in the block's slot buffer
+ * for its catch-up (facloc_occ_wapply).  Returns list(rows, z, sd,
+ * payload): payload is d x np, the proposers' points (DP, OFL) or
+ * residuals (BP); sd their squared distances (BP: residual norms). */
 SEXP facloc_occ_wpropose(SEXP env, SEXP lo_, SEXP hi_)
 {
   int kind = env_int(env, "kind"), threads = env_int(env, "threads");
@@ -198,8 +200,12 @@ SEXP facloc_occ_wpropose(SEXP env, SEXP lo_, SEXP hi_)
   int d = Rf_nrows(x), m = Rf_ncols(x), k = Rf_ncols(model), len = hi - lo;
   double lambda = Rf_asReal(env_get(env, "lambda"));
   char *flag = R_alloc((size_t) len + 1, 1);
-  double *sd = (double *) R_alloc((size_t) len + 1, sizeof(double));
-  double *res = kind == OCC_BP ? (double *) R_alloc((size_t) len * 2 * d + 1, sizeof(double)) : NULL;
+  SEXP slots = env_get(env, "slots");
+  size_t per = kind == OCC_BP ? OCC_BP_SLOT(d) : 1;
+  if ((size_t) XLENGTH(slots) < (size_t) len * per)
+    Rf_error("internal error: the block's slot buffer is too short");
+  double *sd = kind == OCC_BP ? NULL : REAL(slots);
+  double *res = kind == OCC_BP ? REAL(slots) : NULL;
   int *z = kind == OCC_BP ? NULL : INTEGER(env_get(env, "z"));
   if (kind == OCC_DP)
     occ_dp_propose_rows(REAL(x), d, m, lo, hi, REAL(model), k, lambda, threads, z, sd, flag);
@@ -216,18 +222,16 @@ SEXP facloc_occ_wpropose(SEXP env, SEXP lo_, SEXP hi_)
   for (int j = 0; j < len; j++) np += flag[j];
   SEXP rows = PROTECT(Rf_allocVector(INTSXP, np));
   SEXP zo = PROTECT(Rf_allocVector(INTSXP, z ? np : 0));
-  SEXP so = PROTECT(Rf_allocVector(REALSXP, z ? np : 0));
+  SEXP so = PROTECT(Rf_allocVector(REALSXP, np));
   SEXP payload = PROTECT(Rf_allocMatrix(REALSXP, d, np));
   for (int j = 0, q = 0; j < len; j++) {
     if (!flag[j]) continue;
     int i = lo + j;
     INTEGER(rows)[q] = i;
-    const double *src = res ? res + (size_t) j * 2 * d : REAL(x) + (size_t) i * d;
+    const double *src = res ? res + (size_t) j * per : REAL(x) + (size_t) i * d;
     for (int t = 0; t < d; t++) REAL(payload)[(size_t) q * d + t] = src[t];
-    if (z) {
-      INTEGER(zo)[q] = z[i];
-      REAL(so)[q] = sd[j];
-    }
+    REAL(so)[q] = res ? src[2 * d] : sd[j];
+    if (z) INTEGER(zo)[q] = z[i];
     q++;
   }
   const char *names[] = { "rows", "z", "sd", "payload" };
@@ -240,30 +244,52 @@ SEXP facloc_occ_wpropose(SEXP env, SEXP lo_, SEXP hi_)
   return out;
 }
 
-/* Apply the validated outcome of this block's proposals: rows (0-based),
- * z (DP, OFL), cost (OFL), or for BP the memberships bits (np x nb) of the
- * features from kfix on. */
-SEXP facloc_occ_wapply(SEXP env, SEXP rows, SEXP z, SEXP extra, SEXP kfix_)
+/* Apply the validated outcome of the block's last epoch (rows [lo, hi) of
+ * env), ap: list(rows (its proposers, 0-based), accepted (per proposer),
+ * z and sd (DP, OFL: validated assignment and squared distance, OFL: the
+ * cost), bits (BP: np x nb memberships of the features from kfix on),
+ * kfix, before (accepted in the epoch ahead of this block)).  Then the
+ * block's non-proposers catch up with the epoch's new centers (features),
+ * which env$model already holds. */
+SEXP facloc_occ_wapply(SEXP env, SEXP ap)
 {
-  int kind = env_int(env, "kind"), np = Rf_length(rows);
-  const int *r = INTEGER(rows);
+  int kind = env_int(env, "kind"), lo = env_int(env, "lo"), hi = env_int(env, "hi");
+  SEXP x = env_get(env, "x"), model = env_get(env, "model"), rows = fl_r_get(ap, "rows");
+  int d = Rf_nrows(x), m = Rf_ncols(x), np = Rf_length(rows);
+  int kfix = Rf_asInteger(fl_r_get(ap, "kfix")), before = Rf_asInteger(fl_r_get(ap, "before"));
+  double lambda = Rf_asReal(env_get(env, "lambda"));
+  const int *r = INTEGER(rows), *acc = INTEGER(fl_r_get(ap, "accepted"));
+  double *slots = REAL(env_get(env, "slots"));
+  int *outcome = (int *) R_alloc((size_t) (hi - lo) + 1, sizeof(int));
+  for (int i = lo; i < hi; i++) outcome[i - lo] = OCC_QUIET;
+  for (int j = 0; j < np; j++) outcome[r[j] - lo] = acc[j] ? OCC_ACCEPTED : OCC_REJECTED;
   if (kind == OCC_BP) {
-    int zcap = env_int(env, "zcap"), kfix = Rf_asInteger(kfix_), nb = Rf_ncols(z);
+    SEXP bits = fl_r_get(ap, "bits");
+    int zcap = env_int(env, "zcap"), nb = np ? Rf_ncols(bits) : 0;
     unsigned char *Z = RAW(env_get(env, "Z"));
     char *chg = (char *) RAW(env_get(env, "chg"));
     for (int j = 0; j < np; j++)
       for (int c = 0; c < nb; c++) {
-        int bit = INTEGER(z)[j + (size_t) np * c];
+        int bit = INTEGER(bits)[j + (size_t) np * c];
         Z[(size_t) r[j] * zcap + kfix + c] = (unsigned char) bit;
         if (bit) chg[r[j]] = 1;
       }
+    occ_bp_catch_up_rows(REAL(x), d, m, lo, hi, REAL(model), kfix, lambda, Z, zcap,
+                         chg, slots, outcome, before);
     return R_NilValue;
   }
   int *zz = INTEGER(env_get(env, "z"));
-  for (int j = 0; j < np; j++) zz[r[j]] = INTEGER(z)[j];
-  if (kind == OCC_OFL) {
+  const int *zv = INTEGER(fl_r_get(ap, "z"));
+  for (int j = 0; j < np; j++) zz[r[j]] = zv[j];
+  if (kind == OCC_DP) {
+    occ_dp_catch_up_rows(REAL(x), d, m, lo, hi, REAL(model), kfix, lambda, zz, slots,
+                         outcome, before);
+  } else {
     double *cost = REAL(env_get(env, "cost"));
-    for (int j = 0; j < np; j++) cost[r[j]] = REAL(extra)[j];
+    const double *sdv = REAL(fl_r_get(ap, "sd"));
+    for (int j = 0; j < np; j++) cost[r[j]] = sdv[j];
+    occ_ofl_catch_up_rows(REAL(x), d, m, lo, hi, REAL(model), kfix, lambda,
+                          REAL(env_get(env, "u")), cost, zz, slots, outcome, before);
   }
   return R_NilValue;
 }
@@ -356,9 +382,12 @@ SEXP facloc_occ_cvalidate(SEXP kind_, SEXP props, SEXP model, SEXP lambda_)
                                    INTEGER(z), REAL(sd), INTEGER(accepted));
     for (int j = 0; j < np; j++) REAL(sd)[j] = cost[j];
   } else if (status == FL_OK) {
-    double *res = (double *) R_alloc((size_t) np * 2 * d + 1, sizeof(double));
-    for (int j = 0; j < np; j++)
-      memcpy(res + (size_t) j * 2 * d, REAL(payload) + (size_t) j * d, (size_t) d * sizeof(double));
+    double *res = (double *) R_alloc((size_t) np * OCC_BP_SLOT(d) + 1, sizeof(double));
+    for (int j = 0; j < np; j++) {
+      double *r = res + (size_t) j * OCC_BP_SLOT(d);
+      memcpy(r, REAL(payload) + (size_t) j * d, (size_t) d * sizeof(double));
+      r[2 * d] = REAL(sd)[j];
+    }
     unsigned char *Zb = NULL;
     int zcap = 0;
     status = occ_bp_validate_list(res, np, d, lambda, &c, &Zb, &zcap, INTEGER(accepted));

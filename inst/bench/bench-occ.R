@@ -1,10 +1,13 @@
-# Issue 5 benchmark: serial and OCC DP-means at 1 and 2 threads on
-# dp_data(n, d = 16) with n = 1e5 and 1e6 (lambda = 5, see ?dp_data), OFL
-# and BP-means at n = 1e5; seconds, passes, proposals, rejections and the
-# objective, plus the rejections of every epoch against P x batch (also
-# with fixed batches of 250, 1000 and 4000 points per worker).
+# Issue 5 benchmark: serial and OCC DP-means, OFL and BP-means at 1 and 2
+# threads on dp_data(n, d = 16) (bp_data for BP-means) with n = 1e5 and 1e6
+# (lambda = 5, see ?dp_data); seconds (of the whole call, and of the solver
+# alone: the call also checks and transposes X), passes, proposals,
+# rejections and the objective, and whether each OCC run gave the serial
+# answer; plus the rejections of every epoch against P x batch (also with
+# fixed batches of 250, 1000 and 4000 points per worker).  Medians of 3
+# runs, except OFL and BP-means at 1e6 (one run: minutes each).
 #
-#   flock /tmp/facloc-bench.lock Rscript inst/bench/bench-occ.R        # full, ~10 min on 2 cores
+#   flock /tmp/facloc-bench.lock Rscript inst/bench/bench-occ.R        # full, ~30 min on 2 cores
 #   Rscript inst/bench/bench-occ.R --small /tmp/occ-small              # check at small n
 #
 # Set FACLOC_LIB to load facloc from a private library, FACLOC_BENCH_NOTE to
@@ -15,9 +18,13 @@ source(file.path(here, "bench-common.R"))
 
 sizes <- if (small) c(2000, 20000) else c(1e5, 1e6)
 reps <- if (small) 1L else 3L
+reps_of <- function(algorithm, n) if (algorithm != "dpmeans" && n > 1e5) 1L else reps
 lambda <- 5
 
-run_config <- function(algorithm, X, method, threads, n, rep, serial_objective) {
+# The fields that make up an answer: the same values mean the same answer.
+answer <- function(fit) if (is.null(fit$Z)) fit$cluster else fit$Z
+
+run_config <- function(algorithm, X, method, threads, n, rep, serial_fit) {
   f <- switch(algorithm, dpmeans = dpmeans, ofl = ofl, bpmeans = bpmeans)
   extra <- if (algorithm == "ofl") list(seed = 1) else list(max_iter = 100)
   cpu0 <- proc.time()
@@ -32,11 +39,12 @@ run_config <- function(algorithm, X, method, threads, n, rep, serial_objective) 
   list(fit = fit, row = data.frame(
     algorithm = algorithm, n = n, d = ncol(X), lambda = lambda, method = method,
     threads = threads, workers = fit$workers, batch = fit$batch, rep = rep,
-    seconds = run$seconds, cpu_seconds = cpu, iterations = fit$iterations, K = k,
+    seconds = run$seconds, solver_seconds = fit$seconds, cpu_seconds = cpu, iterations = fit$iterations, K = k,
     proposals = sum(fit$epochs$proposed), rejections = sum(fit$epochs$rejected),
     epochs = nrow(fit$epochs), max_rejections_epoch = max(fit$epochs$rejected),
     bound_P_batch = fit$workers * fit$batch, objective = fit$objective,
-    objective_rel_serial = fit$objective / serial_objective - 1,
+    objective_rel_serial = if (is.null(serial_fit)) 0 else fit$objective / serial_fit$objective - 1,
+    same_answer_as_serial = is.null(serial_fit) || identical(answer(fit), answer(serial_fit)),
     replay_identical = replay, peak_mb = run$peak_bytes / 2^20))
 }
 
@@ -44,16 +52,12 @@ rows <- list()
 epochs <- list()
 for (n in sizes) {
   X <- dp_data(n, seed = 1)$X
-  algorithms <- if (n <= 1e5) c("dpmeans", "ofl", "bpmeans") else "dpmeans"
-  for (algorithm in algorithms) {
+  for (algorithm in c("dpmeans", "ofl", "bpmeans")) {
     Xa <- if (algorithm == "bpmeans") bp_data(n, seed = 1)$X else X
-    serial_objective <- NA_real_
-    for (rep in seq_len(reps)) for (cfg in list(c("serial", 1), c("occ", 1), c("occ", 2))) {
-      r <- run_config(algorithm, Xa, cfg[1], as.integer(cfg[2]), n, rep, serial_objective)
-      if (cfg[1] == "serial") {
-        serial_objective <- r$fit$objective
-        r$row$objective_rel_serial <- 0
-      }
+    for (rep in seq_len(reps_of(algorithm, n))) for (cfg in list(c("serial", 1), c("occ", 1), c("occ", 2))) {
+      r <- run_config(algorithm, Xa, cfg[1], as.integer(cfg[2]), n, rep,
+                      if (cfg[1] == "occ") serial_fit)
+      if (cfg[1] == "serial") serial_fit <- r$fit
       rows[[length(rows) + 1L]] <- r$row
       message(paste(names(r$row), r$row, sep = "=", collapse = " "))
       if (cfg[1] == "occ" && rep == 1L) {   # the epochs that proposed anything
@@ -82,16 +86,24 @@ for (n in sizes) {
 
 rows <- do.call(rbind, rows)
 # speedup of each configuration against the median serial time
-med <- aggregate(cbind(seconds, cpu_seconds) ~ algorithm + n + method + threads, rows,
-                 stats::median)
-base <- med[med$method == "serial", c("algorithm", "n", "seconds")]
-names(base)[3] <- "serial_seconds"
+med <- aggregate(cbind(seconds, solver_seconds, cpu_seconds) ~ algorithm + n + method + threads,
+                 rows, stats::median)
+base <- med[med$method == "serial", c("algorithm", "n", "seconds", "solver_seconds")]
+names(base)[3:4] <- c("serial_seconds", "serial_solver_seconds")
 med <- merge(med, base)
 med$speedup <- med$serial_seconds / med$seconds
+med$solver_speedup <- med$serial_solver_seconds / med$solver_seconds
+# does every run of a configuration give the serial answer, and how far
+# (relatively) is its objective from the serial one at most
+same <- aggregate(same_answer_as_serial ~ algorithm + n + method + threads, rows, all)
+rel <- aggregate(cbind(max_abs_objective_rel_serial = abs(objective_rel_serial)) ~
+                   algorithm + n + method + threads, rows, max)
+med <- merge(merge(med, same), rel)
 
 meta <- c(describe_machine(),
           note = paste(Sys.getenv("FACLOC_BENCH_NOTE", "FACLOC_BENCH_NOTE not set"),
-                       "; medians of", reps, "runs in occ-summary.csv;",
+                       "; medians of", reps, "runs in occ-summary.csv (one run for OFL and",
+                       "BP-means at 1e6);",
                        "cpu_seconds is the process's CPU time (all threads, OMP_WAIT_POLICY=",
                        Sys.getenv("OMP_WAIT_POLICY", "default"), "): equal CPU at 1 and 2",
                        "threads means no parallel overhead, whatever the wall time"))
