@@ -35,6 +35,7 @@ typedef struct {
   double thresh;         /* clusters bounded below this are skipped */
   fl_heap *heaps;
   fl_mf_heap *hs;
+  fl_mf_heap *ts;        /* per thread, FL_TEAM_BATCH: the first evaluations */
   fl_barrier *bar;       /* one per group (nhpc) */
   fl_entry *entries;     /* heap storage, m */
   fl_entry *fresh;       /* nheaps x batch: fresh tops of the round */

@@ -1,7 +1,9 @@
 /* Generations 4-6 (modes hc, hpc, nhpc): CELF without the n x m matrix.
  *
  * Candidates are dealt to heaps in turn, one max-heap each.  Keys start as a
- * common upper bound and become gains once evaluated; an evaluation visits
+ * common upper bound, so every candidate is evaluated once before the first
+ * pick: the whole team does that first, each thread evaluating its own
+ * candidates, and the heaps start from those gains.  An evaluation visits
  * only the leaf clusters of fl_clusters whose bound (or estimated mass) is
  * not negligible beside eps times the last gain.  A round lets every heap
  * yield its `batch` best fresh entries (evaluated against the round's
@@ -32,6 +34,9 @@
  * candidates whose bounds the final refinement tightens at once: the most
  * the whole team evaluates together (team_gains). */
 #define FL_TEAM_BATCH 16
+/* Candidates per parallel region of the first evaluations: the main thread
+ * checks for an interrupt between regions. */
+#define FL_FIRST_SLICE 8192
 /* Clusters whose bound is below this fraction of the skip threshold are
  * still visited when the final bound is tightened. */
 #define FL_REFINE_FRACTION 0.1
@@ -83,19 +88,40 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double H = heap_count(c), b = batch_size(c), K = fl_clusters_max_leaves(p, c);
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
-    + (H * post_cap(c) + FL_TEAM_BATCH) * 12.0 * nchunks + H * (64.0 * b + 256.0)
+    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 12.0 * nchunks
+    + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
     + c->threads * (26.0 * K + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
 }
 
+/* Evaluation scratch for up to Q candidates at once. */
+static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch)
+{
+  s->cap = (int) Q;
+  s->pending = malloc(Q * sizeof(fl_entry));
+  s->left = malloc(Q * sizeof(double));
+  s->nitems = malloc(Q * sizeof(int));
+  s->item_ch = malloc(Q * nch * sizeof(int));
+  s->partial = malloc(Q * nch * sizeof(double));
+  return s->pending && s->left && s->nitems && s->item_ch && s->partial
+    ? FL_OK : FL_ERR_NOMEM;
+}
+
+static void scratch_free(fl_mf_heap *s, int count)
+{
+  if (s)
+    for (int h = 0; h < count; h++) {
+      free(s[h].pending); free(s[h].left); free(s[h].nitems);
+      free(s[h].item_ch); free(s[h].partial);
+    }
+  free(s);
+}
+
 static void mf_free(fl_mf *r)
 {
-  if (r->hs)
-    for (int h = 0; h < r->nheaps; h++) {
-      free(r->hs[h].pending); free(r->hs[h].left); free(r->hs[h].nitems);
-      free(r->hs[h].item_ch); free(r->hs[h].partial);
-    }
-  free(r->heaps); free(r->hs); free(r->bar); free(r->entries);
+  scratch_free(r->hs, r->nheaps);
+  scratch_free(r->ts, r->c->threads);
+  free(r->heaps); free(r->bar); free(r->entries);
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->ypick);
   free(r->skip); free(r->part); free(r->hwpick); free(r->d2pick); free(r->tcount);
@@ -110,6 +136,7 @@ static int mf_alloc(fl_mf *r)
   size_t T = (size_t) r->c->threads;
   r->heaps = malloc(H * sizeof(fl_heap));
   r->hs = calloc(H, sizeof(fl_mf_heap));
+  r->ts = calloc(T, sizeof(fl_mf_heap));
   r->bar = malloc(H * sizeof(fl_barrier));
   r->entries = malloc(m * sizeof(fl_entry));
   r->fresh = malloc(H * b * sizeof(fl_entry));
@@ -130,25 +157,19 @@ static int mf_alloc(fl_mf *r)
   r->thw = malloc(T * K * sizeof(double));
   r->td2 = malloc(T * K * sizeof(double));
   r->teval = malloc(T * K);
-  if (!r->heaps || !r->hs || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
+  if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->d2pick || !r->tcount ||
       !r->thw || !r->td2 || !r->teval || !r->tpos)
     return FL_ERR_NOMEM;
   for (size_t h = 0; h < H; h++) {
-    fl_mf_heap *s = &r->hs[h];
     fl_barrier_init(&r->bar[h]);
     size_t Q = (size_t) post_cap(r->c);
     if (h == 0 && Q < FL_TEAM_BATCH) Q = FL_TEAM_BATCH;   /* team_gains */
-    s->cap = (int) Q;
-    s->pending = malloc(Q * sizeof(fl_entry));
-    s->left = malloc(Q * sizeof(double));
-    s->nitems = malloc(Q * sizeof(int));
-    s->item_ch = malloc(Q * nch * sizeof(int));
-    s->partial = malloc(Q * nch * sizeof(double));
-    if (!s->pending || !s->left || !s->nitems || !s->item_ch || !s->partial)
-      return FL_ERR_NOMEM;
+    if (scratch_init(&r->hs[h], Q, nch) != FL_OK) return FL_ERR_NOMEM;
   }
+  for (size_t t = 0; t < T; t++)
+    if (scratch_init(&r->ts[t], FL_TEAM_BATCH, nch) != FL_OK) return FL_ERR_NOMEM;
   return FL_OK;
 }
 
@@ -275,18 +296,23 @@ static int next_stale(fl_mf *r, int h)
   return s->npend;
 }
 
+/* Posted candidate q keyed by its evaluated gain, fresh in round `round`;
+ * its upper bound tightened. */
+static fl_entry evaluated(fl_mf *r, const fl_mf_heap *s, int q, int round)
+{
+  fl_entry e = s->pending[q];
+  double g = eval_total(s, &r->cl, q);
+  double ub = (g + s->left[q]) * (1.0 + FL_UB_SLACK);
+  if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
+  e.key = g;
+  e.round = round;
+  return e;
+}
+
 static void finish_eval(fl_mf *r, int h, int tid)
 {
   fl_mf_heap *s = &r->hs[h];
-  for (int q = 0; q < s->npend; q++) {
-    fl_entry e = s->pending[q];
-    double g = eval_total(s, &r->cl, q);
-    double ub = (g + s->left[q]) * (1.0 + FL_UB_SLACK);
-    if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
-    e.key = g;
-    e.round = r->round;
-    fl_heap_push(&r->heaps[h], e);
-  }
+  for (int q = 0; q < s->npend; q++) fl_heap_push(&r->heaps[h], evaluated(r, s, q, r->round));
   r->tcount[(size_t) tid * FL_MF_PAD + 1] += s->npend;
 }
 
@@ -516,6 +542,16 @@ static double refined_topk(fl_mf *r)
   return sum;
 }
 
+/* Heap h holds the h-th of nheaps runs of the nopen entries. */
+static void build_heaps(fl_mf *r, int nopen)
+{
+  for (int h = 0, lo = 0, H = r->nheaps; h < H; h++) {
+    int size = nopen / H + (h < nopen % H);
+    fl_heap_build(&r->heaps[h], r->entries + lo, size);
+    lo += size;
+  }
+}
+
 /* Open candidates, all keyed by the same bound, dealt to the nheaps heaps
  * in turn: heap h gets open candidates h, h + H, h + 2 H, ...  Rows of
  * real data come in runs (sorted, or cluster by cluster), so contiguous
@@ -537,11 +573,7 @@ static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
     }
   initial_keys(r, nopen);
   *open = nopen;
-  for (int h = 0, lo = 0; h < H; h++) {
-    int size = nopen / H + (h < nopen % H);
-    fl_heap_build(&r->heaps[h], r->entries + lo, size);
-    lo += size;
-  }
+  build_heaps(r, nopen);
   double *keys = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(double));
   double top = 0.0;
   if (keys) {
@@ -567,6 +599,35 @@ static double first_reference(fl_mf *r, int nopen)
   for (int t = 0; t < ns; t++)
     if (gain[t] > best) best = gain[t];
   return best;
+}
+
+/* The first evaluation of every open candidate, which round 0 would make
+ * anyway (all keys are the same bound, above every gain): each thread
+ * evaluates its own FL_TEAM_BATCH candidates at a time against the initial
+ * coverage, so the threads never wait for each other, where nhpc's lanes
+ * would meet at barriers for every few candidates.  The results are those
+ * of evaluating them in round 0, in any order.  The heaps then start from
+ * these gains, fresh for round 0. */
+static int first_gains(fl_mf *r, int nopen)
+{
+  for (int lo = 0; lo < nopen; lo += FL_FIRST_SLICE) {
+    if (lo > 0 && fl_interrupted(r->c)) return FL_INTERRUPTED;
+    int hi = nopen - lo < FL_FIRST_SLICE ? nopen : lo + FL_FIRST_SLICE;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->c->threads) schedule(dynamic, 1)
+#endif
+    for (int at = lo; at < hi; at += FL_TEAM_BATCH) {
+      int tid = fl_thread_id(), np = hi - at < FL_TEAM_BATCH ? hi - at : FL_TEAM_BATCH;
+      fl_mf_heap *s = &r->ts[tid];
+      memcpy(s->pending, r->entries + at, (size_t) np * sizeof(fl_entry));
+      s->npend = np;
+      eval_share(r, s, 0, 0, 1, NULL, tid);
+      for (int q = 0; q < np; q++) r->entries[at + q] = evaluated(r, s, q, 0);
+      r->tcount[(size_t) tid * FL_MF_PAD + 1] += np;
+    }
+  }
+  build_heaps(r, nopen);
+  return FL_OK;
 }
 
 static void run_round(fl_mf *r)
@@ -616,7 +677,8 @@ int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *re
   int nopen;
   double bound0 = setup_heaps(&r, p, &nopen);
   r.thresh = c->eps * first_reference(&r, nopen);
-  status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
+  status = first_gains(&r, nopen);
+  if (status == FL_OK) status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
   res->objective = fl_clusters_objective(&r.cl);
   if (status == FL_OK) {
     double bound = res->objective + refined_topk(&r);
