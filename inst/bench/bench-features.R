@@ -9,7 +9,10 @@
 #               threads, with quality = f(S) / exact greedy's f(S).
 #   quality     the mean over seeds 1..20 of stochastic greedy's f(S) /
 #               greedy's f(S) at epsilon 0.01 on all twelve presets
-#               (n = 4000 each, k = 100).
+#               (n = 4000 each, k = 100); beside it the same for a plain-R
+#               stochastic greedy (reference_stochastic() below, R's own
+#               sampling), which tells the algorithm's quality apart from
+#               the C code's.
 #   sparse      knn_similarity(k = 20) on n = 200000 points of the large
 #               mixture, then facility_greedy(mode = "dc", k = 100) on it:
 #               time and peak memory of each step against the size of the
@@ -23,7 +26,8 @@
 args <- commandArgs(trailingOnly = TRUE)
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))
-library(facloc)
+lib <- Sys.getenv("FACLOC_LIB")   # a private library, as in bench-common.R
+if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc)
 options(facloc.memory_limit = 16 * 2^30)
 
 env_int <- function(name, default) {
@@ -114,6 +118,25 @@ part_stochastic <- function() {
                   FUN = mean))
 }
 
+# Stochastic greedy (Mirzasoleiman et al., 2015) in plain R on the dense
+# similarity matrix: each of the k steps takes the best of
+# ceiling((n / k) log(1 / epsilon)) open candidates drawn without
+# replacement.  Returns f(S).
+reference_stochastic <- function(W, k, epsilon, seed) {
+  n <- nrow(W)
+  s <- ceiling((n / k) * log(1 / epsilon))
+  set.seed(seed)
+  cover <- numeric(n)
+  open <- seq_len(n)
+  for (step in seq_len(k)) {
+    cand <- if (length(open) <= s) open else open[sample.int(length(open), s)]
+    j <- cand[which.max(colSums(pmax(W[, cand, drop = FALSE] - cover, 0)))]
+    cover <- pmax(cover, W[, j])
+    open <- open[open != j]
+  }
+  sum(cover)
+}
+
 part_quality <- function() {
   out <- file.path(results, "features-quality.csv")
   rows <- do.call(rbind, lapply(facility_presets()$name, function(preset) {
@@ -122,11 +145,15 @@ part_quality <- function() {
     f <- vapply(seq_len(seeds), function(seed)
       facility_greedy(X, k, mode = "stochastic", threads = 2,
                       control = facility_control(seed = seed, epsilon = 0.01))$objective, 0)
+    W <- exp(-as.matrix(stats::dist(X))^2 / (2 * 20^2))
+    fr <- vapply(seq_len(seeds), function(seed) reference_stochastic(W, k, 0.01, seed), 0)
     cat(preset, "done\n")
     data.frame(preset = preset, n = nrow(X), k = k, epsilon = 0.01, seeds = seeds,
                greedy = greedy$objective, mean_objective = mean(f),
                mean_quality = mean(f) / greedy$objective,
-               min_quality = min(f) / greedy$objective)
+               min_quality = min(f) / greedy$objective,
+               reference_mean_quality = mean(fr) / greedy$objective,
+               reference_min_quality = min(fr) / greedy$objective)
   }))
   write.csv(rows, out, row.names = FALSE)
   print(rows)
