@@ -55,7 +55,7 @@ check_order <- function(order, n) {
 # Run the C engine on the rows of X in the order `perm` (NULL = as given).
 occ_call <- function(kind, X, lambda, serial, workers, batch, order, shards,
                      threads, max_iter, u = NULL, perm = NULL, what) {
-  x <- if (is.null(perm)) t(X) else t(X[perm, , drop = FALSE])
+  x <- if (is.null(perm)) X else X[perm, , drop = FALSE]   # C makes it row-major
   # the points, per-point state, and proposal scratch (at most 16 MiB or
   # one epoch, see max_chunk() in src/occ_common.c)
   scratch <- max(2^24, as.double(workers) * batch * (16 * ncol(X) + 1))

@@ -74,7 +74,7 @@ check_points <- function(X, arg) {
   if (nrow(X) < 1L || ncol(X) < 1L)
     abort_argument(arg, sprintf("must have at least one row and one column, not %d x %d",
                                 nrow(X), ncol(X)))
-  if (anyNA(X) || any(!is.finite(X)))
+  if (!.Call(C_facloc_all_finite, X))
     abort_argument(arg, "must not contain NA, NaN or infinite values")
   storage.mode(X) <- "double"
   X

@@ -1,6 +1,6 @@
 /* .Call glue for dpmeans(), ofl() and bpmeans(): the R wrappers have
- * validated everything (points come transposed, d x n, so each point is
- * contiguous); here we convert, call the core and return its status. */
+ * validated everything; here we convert (points to row-major, so each
+ * point is contiguous), call the core and return its status. */
 #include <stdlib.h>
 #include <string.h>
 #include "r_util.h"
@@ -10,19 +10,19 @@ enum { OCC_DP = 0, OCC_OFL = 1, OCC_BP = 2 };
 
 /* control: list(lambda, serial, workers, batch, order (n x passes 0-based
  * integer or NULL), shards, threads, max_iter, u (OFL uniforms)). */
-static occ_setup setup_from(SEXP x, SEXP control)
+static occ_setup setup_from(SEXP X, SEXP control)
 {
   occ_setup s = { 0 };
-  s.d = Rf_nrows(x);
-  s.n = Rf_ncols(x);
-  s.x = REAL(x);
+  s.n = Rf_nrows(X);
+  s.d = Rf_ncols(X);
+  s.threads = fl_r_int(control, "threads");
+  s.x = fl_r_row_major(X, s.threads);
   s.serial = fl_r_int(control, "serial");
   s.workers = fl_r_int(control, "workers");
   s.batch = fl_r_int(control, "batch");
   s.order = fl_r_ints(control, "order");
   s.norder = s.order ? Rf_length(fl_r_get(control, "order")) / (s.n > 0 ? s.n : 1) : 0;
   s.shards = fl_r_int(control, "shards");
-  s.threads = fl_r_int(control, "threads");
   s.max_iter = fl_r_int(control, "max_iter");
   s.interrupted = fl_r_interrupted;
   return s;
@@ -130,9 +130,10 @@ static SEXP run_features(const occ_setup *s, double lambda)
   return out;
 }
 
-SEXP facloc_occ(SEXP kind, SEXP x, SEXP control)
+/* X: the n x d points as R holds them. */
+SEXP facloc_occ(SEXP kind, SEXP X, SEXP control)
 {
-  occ_setup s = setup_from(x, control);
+  occ_setup s = setup_from(X, control);
   double lambda = fl_r_double(control, "lambda");
   int k = Rf_asInteger(kind);
   return k == OCC_BP ? run_features(&s, lambda) : run_clusters(k, &s, lambda, control);

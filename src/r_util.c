@@ -1,5 +1,6 @@
 #include <string.h>
 #include "r_util.h"
+#include "fl_omp.h"
 
 SEXP fl_r_get(SEXP list, const char *name)
 {
@@ -55,4 +56,37 @@ SEXP fl_r_list(int n, const char **names)
   Rf_setAttrib(out, R_NamesSymbol, nm);
   UNPROTECT(2);
   return out;
+}
+
+double *fl_r_row_major(SEXP X, int threads)
+{
+  const int n = Rf_nrows(X), d = Rf_ncols(X);
+  const double *src = REAL(X);
+  double *dst = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
+  (void) threads;
+  /* blocks of rows, so a thread writes whole cache lines of dst */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) if((double) n * d >= 1e6) schedule(static)
+#endif
+  for (int lo = 0; lo < n; lo += 64) {
+    int hi = n - lo < 64 ? n : lo + 64;
+    for (int t = 0; t < d; t++)
+      for (int i = lo; i < hi; i++) dst[(size_t) i * d + t] = src[i + (size_t) n * t];
+  }
+  return dst;
+}
+
+/* TRUE when numeric X (double or integer) holds no NA, NaN or infinite
+ * value: what is.finite() says, without allocating its answer. */
+SEXP facloc_all_finite(SEXP X)
+{
+  R_xlen_t len = XLENGTH(X);
+  if (TYPEOF(X) == INTSXP) {
+    const int *v = INTEGER(X);
+    for (R_xlen_t j = 0; j < len; j++) if (v[j] == NA_INTEGER) return Rf_ScalarLogical(0);
+  } else {
+    const double *v = REAL(X);
+    for (R_xlen_t j = 0; j < len; j++) if (!R_FINITE(v[j])) return Rf_ScalarLogical(0);
+  }
+  return Rf_ScalarLogical(1);
 }

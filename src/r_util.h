@@ -20,4 +20,9 @@ int fl_r_interrupted(void *ctx);
 /* Named list builder. */
 SEXP fl_r_list(int n, const char **names);
 
+/* Row-major copy (each point contiguous, as the core reads points) of the
+ * n x d double matrix X, made by `threads` threads; R_alloc'd, so freed
+ * when the .Call returns or raises an error. */
+double *fl_r_row_major(SEXP X, int threads);
+
 #endif
