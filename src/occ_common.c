@@ -211,9 +211,9 @@ static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
  * row order.  Once something is accepted, the later non-proposers of the
  * epoch are validated too, so that they meet the centers (features) the
  * serial pass would have shown them, and the pass equals the serial pass
- * in row order.  Their distance (residual) only shrinks, so they do not
- * open one; if rounding ever made one do so, the serial pass would have
- * opened it too. */
+ * in row order.  Their distance (BP-means: the residual norm its sweep
+ * tracks) never grows, so they do not open one; settle() records one that
+ * did as the serial pass would. */
 static int validate_epoch(const occ_setup *s, const occ_alg *a, occ_trace *tr,
                           int pass, int t, int base, const char *flags,
                           double seconds, int *accepted)

@@ -60,6 +60,17 @@ test_that("a number of workers starts a cluster and stops it", {
   expect_equal(nrow(showConnections()), before)     # its sockets are closed
 })
 
+test_that("a worker whose epochs hold no rows still gives the serial answer", {
+  skip_if_not(cluster_ok, "cannot start a local PSOCK cluster")
+  # 4 rows, 3 workers, batch 2: worker 1 holds rows 1-2, worker 2 rows 3-4,
+  # worker 3 none
+  X <- dp_data(4, seed = 44)$X
+  d <- dpmeans(X, 1, threads = 1, batch = 2, cl = 3)
+  expect_identical(d$cluster, dpmeans(X, 1, method = "serial")$cluster)
+  b <- bpmeans(X, 1, threads = 1, batch = 2, cl = 3, max_iter = 5)
+  expect_identical(b$Z, bpmeans(X, 1, method = "serial", max_iter = 5)$Z)
+})
+
 test_that("a worker that dies mid-run gives a classed error naming it", {
   skip_if_not(cluster_ok, "cannot start a local PSOCK cluster")
   cl <- parallel::makePSOCKcluster(2)
