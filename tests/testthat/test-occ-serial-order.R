@@ -101,6 +101,18 @@ test_that("an OCC pass equals the serial pass in row order", {
   expect_gt(sum(fit$epochs$rejected), 0)
 })
 
+test_that("a worker whose epochs hold no rows changes nothing", {
+  # 9 rows, 4 workers, batch 3: worker 4 never gets a row
+  X <- dp_data(9, seed = 14)$X
+  Xb <- bp_data(9, seed = 14)$X
+  expect_identical(dpmeans(X, 1, threads = 4, batch = 3)$cluster,
+                   dpmeans(X, 1, method = "serial")$cluster)
+  expect_identical(ofl(X, 1, threads = 4, batch = 3, seed = 2)$facilities,
+                   ofl(X, 1, method = "serial", seed = 2)$facilities)
+  expect_identical(bpmeans(Xb, 1, threads = 4, batch = 3, max_iter = 5)$Z,
+                   bpmeans(Xb, 1, method = "serial", max_iter = 5)$Z)
+})
+
 test_that("runs large enough to use the threads give the same bits at 1 and 2", {
   # loops over fewer than 4096 points run on one thread (OCC_PAR_MIN)
   X <- dp_data(6000, d = 8, seed = 13)$X
