@@ -542,22 +542,13 @@ static double refined_topk(fl_mf *r)
   return sum;
 }
 
-/* Heap h holds the h-th of nheaps runs of the nopen entries. */
-static void build_heaps(fl_mf *r, int nopen)
-{
-  for (int h = 0, lo = 0, H = r->nheaps; h < H; h++) {
-    int size = nopen / H + (h < nopen % H);
-    fl_heap_build(&r->heaps[h], r->entries + lo, size);
-    lo += size;
-  }
-}
-
 /* Open candidates, all keyed by the same bound, dealt to the nheaps heaps
  * in turn: heap h gets open candidates h, h + H, h + 2 H, ...  Rows of
  * real data come in runs (sorted, or cluster by cluster), so contiguous
  * blocks would give one heap the dense regions, most of the round's
  * evaluations and the other threads idle time.  Each heap's share is one
- * run of entries.  Returns f(initial) + the k largest keys. */
+ * run of entries; first_gains() builds the heaps once the keys are gains.
+ * Returns f(initial) + the k largest keys. */
 static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
 {
   for (int t = 0; t < p->ninitial; t++) r->chosen[p->initial[t]] = 1;
@@ -573,7 +564,6 @@ static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
     }
   initial_keys(r, nopen);
   *open = nopen;
-  build_heaps(r, nopen);
   double *keys = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(double));
   double top = 0.0;
   if (keys) {
@@ -626,7 +616,11 @@ static int first_gains(fl_mf *r, int nopen)
       r->tcount[(size_t) tid * FL_MF_PAD + 1] += np;
     }
   }
-  build_heaps(r, nopen);
+  for (int h = 0, at = 0, H = r->nheaps; h < H; h++) {   /* heap h: the h-th run */
+    int size = nopen / H + (h < nopen % H);
+    fl_heap_build(&r->heaps[h], r->entries + at, size);
+    at += size;
+  }
   return FL_OK;
 }
 

@@ -64,7 +64,8 @@ double *fl_r_row_major(SEXP X, int threads)
   const double *src = REAL(X);
   double *dst = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
   (void) threads;
-  /* blocks of rows, so a thread writes whole cache lines of dst */
+  /* blocks of rows, so a thread writes whole cache lines of dst; below a
+   * million values a parallel region costs about what the copy does */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) if((double) n * d >= 1e6) schedule(static)
 #endif

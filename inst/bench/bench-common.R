@@ -7,7 +7,6 @@ small <- "--small" %in% args
 args <- setdiff(args, "--small")
 outdir <- if (length(args)) args[1] else file.path("inst", "bench", "results")
 dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
-lib <- Sys.getenv("FACLOC_LIB")
-if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc)
 source(file.path(here, "machine.R"))
+library_facloc()
 options(facloc.memory_limit = 16 * 2^30)

@@ -6,7 +6,7 @@ args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args)) args[1] else file.path("inst", "bench", "results", "exact.csv")
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))
-library(facloc)
+library_facloc()
 options(facloc.memory_limit = 16 * 2^30)
 
 one_run <- function(preset, mode, threads, k = 100) {

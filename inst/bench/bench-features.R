@@ -26,8 +26,7 @@
 args <- commandArgs(trailingOnly = TRUE)
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))
-lib <- Sys.getenv("FACLOC_LIB")   # a private library, as in bench-common.R
-if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc)
+library_facloc()
 options(facloc.memory_limit = 16 * 2^30)
 
 env_int <- function(name, default) {

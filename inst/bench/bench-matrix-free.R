@@ -22,8 +22,7 @@ big <- if (length(args) >= 3) args[3] == "yes" else TRUE
 scale <- if (length(args) >= 4) as.numeric(args[4]) else 1
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))
-lib <- Sys.getenv("FACLOC_LIB")   # a private library, as in bench-common.R
-if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc)
+library_facloc()
 options(width = 200)
 options(facloc.memory_limit = 20 * 2^30)
 

@@ -22,8 +22,7 @@ scale <- if (length(args) >= 3) as.numeric(args[3]) else 1
 big <- if (length(args) >= 4) args[4] == "yes" else TRUE
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))
-lib <- Sys.getenv("FACLOC_LIB")   # a private library, as in bench-common.R
-if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc)
+library_facloc()
 options(width = 200)
 exact <- facility_control(batch = 1, eps = 0, tau = 1)
 

@@ -41,7 +41,7 @@
 # the OpenMP settings in force are recorded too.
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))
-suppressPackageStartupMessages(library(facloc))
+library_facloc()
 
 setting <- function(name, default) {
   value <- Sys.getenv(name)

@@ -1,3 +1,11 @@
+# Attach facloc from FACLOC_LIB (a private library, such as one made by
+# tools/dev-install.sh) when set, else from the default libraries.
+library_facloc <- function() {
+  lib <- Sys.getenv("FACLOC_LIB")
+  suppressPackageStartupMessages(
+    if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc))
+}
+
 # Describe the machine a benchmark ran on: written beside every saved result.
 describe_machine <- function() {
   cpu <- tryCatch(system("lscpu", intern = TRUE), error = function(e) character())
