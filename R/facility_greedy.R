@@ -325,11 +325,11 @@ check_similarity <- function(similarity) {
     abort_argument("similarity", "must be a numeric matrix")
   if (nrow(similarity) < 1L || ncol(similarity) < 1L)
     abort_argument("similarity", "must not be empty")
-  if (anyNA(similarity) || any(!is.finite(similarity)))
+  if (!.Call(C_facloc_all_finite, similarity))
     abort_argument("similarity", "must not contain NA, NaN or infinite values")
   if (any(similarity < 0))
     abort_argument("similarity", "must be non-negative")
-  storage.mode(similarity) <- "double"
+  if (!is.double(similarity)) storage.mode(similarity) <- "double"   # else a copy
   similarity
 }
 

@@ -150,7 +150,10 @@ static int serial_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
  * (propose must not depend on its own earlier calls in the pass).  The
  * chunk doubles while nothing is accepted, so quiet passes take a few
  * regions instead of one per epoch; the result is that of one epoch at a
- * time.  Scratch is bounded to 16 MiB (and one pass). */
+ * time.  A pass starts with the chunk the previous one ended with: once
+ * the passes are quiet, each is one region (waking the other threads for
+ * every region took a third of a 1e5-point DP-means run on a 2-core VM).
+ * Scratch is bounded to 16 MiB (and one pass). */
 static int epochs_per_pass(const occ_setup *s)
 {
   long long per = (long long) s->workers * s->batch;
@@ -234,13 +237,14 @@ static int validate_epoch(const occ_setup *s, const occ_alg *a, occ_trace *tr,
 }
 
 /* One OCC pass: epochs of P x b points proposed in parallel, validated in
- * row order on the main thread. */
+ * row order on the main thread.  *chunk_io: epochs proposed at once,
+ * carried from pass to pass. */
 static int occ_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
-                    int pass, char *flags)
+                    int pass, char *flags, int *chunk_io)
 {
   const int slots = s->workers * s->batch, cmax = max_chunk(s, a->slot_bytes);
   const int epochs = epochs_per_pass(s);
-  int t = 0, chunk = 1;
+  int t = 0, chunk = *chunk_io;
   while (t < epochs) {
     int c = chunk < epochs - t ? chunk : epochs - t;
     double t0 = occ_now();
@@ -255,6 +259,7 @@ static int occ_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
     }
     t += done;
     chunk = accepted ? 1 : (2 * chunk < cmax ? 2 * chunk : cmax);
+    *chunk_io = chunk;
     if (interrupted(s)) return FL_INTERRUPTED;
   }
   return FL_OK;
@@ -274,9 +279,10 @@ int occ_run(const occ_setup *s, const occ_alg *a, occ_trace *tr)
   memset(tr, 0, sizeof *tr);
   char *flags = malloc((size_t) occ_slots(s, a->slot_bytes));
   if (!flags) return FL_ERR_NOMEM;
-  int status = FL_OK;
+  int status = FL_OK, chunk = 1;
   for (int pass = 0; pass < s->max_iter && status == FL_OK; pass++) {
-    status = s->serial ? serial_pass(s, a, tr, pass) : occ_pass(s, a, tr, pass, flags);
+    status = s->serial ? serial_pass(s, a, tr, pass)
+                       : occ_pass(s, a, tr, pass, flags, &chunk);
     double objective = 0.0;
     int changed = 1;
     if (status == FL_OK) status = a->end_pass(a->st, s, &objective, &changed);

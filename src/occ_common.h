@@ -198,12 +198,16 @@ void occ_dp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          int threads, int *z, double *sd, char *flag);
 int occ_dp_validate_list(const double *xp, int np, int d, double lambda,
                          occ_centers *c, int *z, double *sd, int *accepted);
-void occ_dp_block_sums(const double *x, int d, int m, int *z, int k, double *out);
-double occ_dp_block_cost(const double *x, int d, int m, int *z,
-                         const double *centers, int k);
+/* The block's end-of-pass partials: per cluster the count and the d
+ * coordinate sums, then the count of changed rows (out: k (d + 1) + 1
+ * values); returns that count. */
+int occ_dp_block_tally(const double *x, int d, int m, int *z, int *zprev, int k,
+                       double *out);
 int occ_dp_means(const double *sums, int K, int d, double *centers, int *newid);
-void occ_dp_relabel(int *z, int *zprev, int n, const int *newid, int threads);
-int occ_dp_changed(const int *z, const int *zprev, int n, int threads);
+/* Renumber the block's rows by newid and return their cost under the new
+ * centers (k of them). */
+double occ_dp_block_relabel_cost(const double *x, int d, int m, int *z, int *zprev,
+                                 const int *newid, const double *centers, int k);
 void occ_ofl_propose_rows(const double *x, int d, int m, int lo, int hi,
                           const double *centers, int k, double lambda,
                           const double *u, double *cost, int threads, int *z,

@@ -11,6 +11,7 @@
 typedef struct {
   occ_assign a;
   int *zprev;
+  const int *newid;   /* end of pass: new number of each cluster, -1 dropped */
 } dp_state;
 
 static int dp_propose(void *st, int i, int slot)
@@ -27,25 +28,39 @@ static int dp_validate(void *st, int i, int slot)
   return occ_assign_open(a, i) ? -1 : 1;
 }
 
-/* Per cluster: count, then the d coordinate sums. */
-static void dp_sums(void *ctx, int lo, int hi, double *out)
+/* The end of a pass takes two parallel regions: tally (the sums for the
+ * new means and the count of changed assignments), then relabel_cost (the
+ * new numbering and the cost under the new means). */
+
+/* Per cluster: count, then the d coordinate sums; last, the rows whose
+ * cluster changed in the pass. */
+static void dp_tally(void *ctx, int lo, int hi, double *out)
 {
-  occ_assign *a = ctx;
+  const dp_state *st = ctx;
+  const occ_assign *a = &st->a;
   const int d = a->d;
+  double changed = 0.0;
   for (int i = lo; i < hi; i++) {
     double *o = out + (size_t) a->z[i] * (d + 1);
     const double *xi = a->x + (size_t) i * d;
     o[0] += 1.0;
     for (int t = 0; t < d; t++) o[1 + t] += xi[t];
+    changed += a->z[i] != st->zprev[i];
   }
+  out[(size_t) a->c.k * (d + 1)] += changed;
 }
 
-static void dp_cost(void *ctx, int lo, int hi, double *out)
+/* Renumber rows [lo, hi) (z and zprev) and add their cost under the new
+ * centers. */
+static void dp_relabel_cost(void *ctx, int lo, int hi, double *out)
 {
-  occ_assign *a = ctx;
+  const dp_state *st = ctx;
+  const occ_assign *a = &st->a;
   double s = out[0];
-  for (int i = lo; i < hi; i++)
-    s += fl_sqdist(a->x + (size_t) i * a->d, a->c.v + (size_t) a->z[i] * a->d, a->d);
+  for (int i = lo; i < hi; i++) {
+    int k = a->z[i] = st->zprev[i] = st->newid[a->z[i]];
+    s += fl_sqdist(a->x + (size_t) i * a->d, a->c.v + (size_t) k * a->d, a->d);
+  }
   out[0] = s;
 }
 
@@ -63,53 +78,27 @@ int occ_dp_means(const double *sums, int K, int d, double *centers, int *newid)
   return kept;
 }
 
-void occ_dp_relabel(int *z, int *zprev, int n, const int *newid, int threads)
-{
-  (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static)
-#endif
-  for (int i = 0; i < n; i++) z[i] = zprev[i] = newid[z[i]];
-}
-
-int occ_dp_changed(const int *z, const int *zprev, int n, int threads)
-{
-  int ch = 0;
-  (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) reduction(+:ch) schedule(static)
-#endif
-  for (int i = 0; i < n; i++) ch += z[i] != zprev[i];
-  return ch;
-}
-
-/* Means of the non-empty clusters, renumbered in order; z follows. */
-static int dp_update_means(dp_state *st, const occ_setup *s)
-{
-  occ_assign *a = &st->a;
-  const int d = a->d, K = a->c.k;
-  double *sums = malloc((size_t) K * (d + 1) * sizeof(double) + 1);
-  int *newid = malloc((size_t) K * sizeof(int) + 1);
-  int status = (sums && newid) ? occ_shard_sum(s, dp_sums, a, K * (d + 1), sums)
-                               : FL_ERR_NOMEM;
-  if (status == FL_OK) {
-    a->c.k = occ_dp_means(sums, K, d, a->c.v, newid);
-    occ_dp_relabel(a->z, st->zprev, a->n, newid, s->threads);
-  }
-  free(sums);
-  free(newid);
-  return status;
-}
-
 static int dp_end_pass(void *ptr, const occ_setup *s, double *objective,
                        int *changed)
 {
   dp_state *st = ptr;
-  *changed = occ_dp_changed(st->a.z, st->zprev, st->a.n, s->threads);
-  int status = dp_update_means(st, s);
+  occ_assign *a = &st->a;
+  const int d = a->d, K = a->c.k;
+  size_t len = (size_t) K * (d + 1) + 1;
+  double *sums = malloc(len * sizeof(double));
+  int *newid = malloc((size_t) K * sizeof(int) + 1);
+  int status = (sums && newid) ? occ_shard_sum(s, dp_tally, st, (int) len, sums)
+                               : FL_ERR_NOMEM;
   double cost = 0.0;
-  if (status == FL_OK) status = occ_shard_sum(s, dp_cost, &st->a, 1, &cost);
-  *objective = cost + st->a.lambda2 * st->a.c.k;
+  if (status == FL_OK) {
+    *changed = (int) sums[len - 1];
+    a->c.k = occ_dp_means(sums, K, d, a->c.v, newid);
+    st->newid = newid;
+    status = occ_shard_sum(s, dp_relabel_cost, st, 1, &cost);
+  }
+  *objective = cost + a->lambda2 * a->c.k;
+  free(sums);
+  free(newid);
   return status;
 }
 
@@ -121,6 +110,7 @@ int occ_dpmeans(const occ_setup *s, double lambda, int *cluster,
   int status = occ_assign_init(&st.a, s, lambda);
   if (status) return status;
   st.zprev = malloc((size_t) s->n * sizeof(int));
+  st.newid = NULL;
   if (!st.zprev) {
     occ_assign_free(&st.a);
     return FL_ERR_NOMEM;
@@ -155,14 +145,14 @@ void occ_dp_propose_rows(const double *x, int d, int m, int lo, int hi,
                          const double *centers, int k, double lambda,
                          int threads, int *z, double *sd, char *flag)
 {
-  dp_state st = { occ_assign_view(x, d, m, lambda, centers, k, z, sd), NULL };
+  dp_state st = { occ_assign_view(x, d, m, lambda, centers, k, z, sd), NULL, NULL };
   occ_propose_rows(dp_propose, &st, lo, hi, occ_assign_begin(&st.a), threads, flag);
 }
 
 int occ_dp_validate_list(const double *xp, int np, int d, double lambda,
                          occ_centers *c, int *z, double *sd, int *accepted)
 {
-  dp_state st = { occ_assign_view(xp, d, np, lambda, c->v, c->k, z, sd), NULL };
+  dp_state st = { occ_assign_view(xp, d, np, lambda, c->v, c->k, z, sd), NULL, NULL };
   st.a.c = *c;
   int status = occ_validate_list(dp_validate, &st, np, accepted);
   *c = st.a.c;
@@ -173,22 +163,25 @@ void occ_dp_catch_up_rows(const double *x, int d, int m, int lo, int hi,
                           const double *centers, int kfix, double lambda, int *z,
                           double *sd, const int *outcome, int before)
 {
-  dp_state st = { occ_assign_view(x, d, m, lambda, centers, kfix, z, sd), NULL };
+  dp_state st = { occ_assign_view(x, d, m, lambda, centers, kfix, z, sd), NULL, NULL };
   occ_catch_up_rows(dp_validate, occ_assign_limit, &st, lo, hi, outcome, kfix, before);
 }
 
-void occ_dp_block_sums(const double *x, int d, int m, int *z, int k, double *out)
+int occ_dp_block_tally(const double *x, int d, int m, int *z, int *zprev, int k,
+                       double *out)
 {
-  occ_assign a = occ_assign_view(x, d, m, 0.0, NULL, k, z, NULL);
-  memset(out, 0, (size_t) k * (d + 1) * sizeof(double));
-  dp_sums(&a, 0, m, out);
+  dp_state st = { occ_assign_view(x, d, m, 0.0, NULL, k, z, NULL), zprev, NULL };
+  size_t len = (size_t) k * (d + 1) + 1;
+  memset(out, 0, len * sizeof(double));
+  dp_tally(&st, 0, m, out);
+  return (int) out[len - 1];
 }
 
-double occ_dp_block_cost(const double *x, int d, int m, int *z,
-                         const double *centers, int k)
+double occ_dp_block_relabel_cost(const double *x, int d, int m, int *z, int *zprev,
+                                 const int *newid, const double *centers, int k)
 {
-  occ_assign a = occ_assign_view(x, d, m, 0.0, centers, k, z, NULL);
+  dp_state st = { occ_assign_view(x, d, m, 0.0, centers, k, z, NULL), zprev, newid };
   double cost = 0.0;
-  dp_cost(&a, 0, m, &cost);
+  dp_relabel_cost(&st, 0, m, &cost);
   return cost;
 }

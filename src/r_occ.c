@@ -303,10 +303,12 @@ SEXP facloc_occ_wpartial(SEXP env)
   int d = Rf_nrows(x), m = Rf_ncols(x), k = Rf_ncols(model), changed = 0;
   SEXP partial;
   if (kind == OCC_DP) {
-    partial = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) k * (d + 1)));
-    int *z = INTEGER(env_get(env, "z"));
-    occ_dp_block_sums(REAL(x), d, m, z, k, REAL(partial));
-    changed = occ_dp_changed(z, INTEGER(env_get(env, "zprev")), m, threads);
+    size_t len = (size_t) k * (d + 1);
+    double *tally = (double *) R_alloc(len + 1, sizeof(double));
+    changed = occ_dp_block_tally(REAL(x), d, m, INTEGER(env_get(env, "z")),
+                                 INTEGER(env_get(env, "zprev")), k, tally);
+    partial = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) len));
+    memcpy(REAL(partial), tally, len * sizeof(double));
   } else if (kind == OCC_OFL) {
     partial = PROTECT(Rf_ScalarReal(occ_ofl_block_cost(REAL(env_get(env, "cost")), m)));
   } else {
@@ -332,9 +334,9 @@ SEXP facloc_occ_wrelabel(SEXP env, SEXP map, SEXP oldk)
   int d = Rf_nrows(x), m = Rf_ncols(x), k = Rf_ncols(model);
   double cost;
   if (kind == OCC_DP) {
-    int *z = INTEGER(env_get(env, "z"));
-    occ_dp_relabel(z, INTEGER(env_get(env, "zprev")), m, INTEGER(map), threads);
-    cost = occ_dp_block_cost(REAL(x), d, m, z, REAL(model), k);
+    cost = occ_dp_block_relabel_cost(REAL(x), d, m, INTEGER(env_get(env, "z")),
+                                     INTEGER(env_get(env, "zprev")), INTEGER(map),
+                                     REAL(model), k);
   } else {
     int zcap = env_int(env, "zcap");
     unsigned char *Z = RAW(env_get(env, "Z"));

@@ -77,6 +77,26 @@ double *fl_r_row_major(SEXP X, int threads)
   return dst;
 }
 
+/* Values checked at a time by all_finite_real(). */
+#define FL_FINITE_BLOCK 4096
+
+/* Whether v[0..len-1] are all finite.  v - v is 0 for a finite value and
+ * NaN for NA, NaN and +-Inf, so a block's sum is 0 exactly when the block
+ * is finite, in any order of summation: the loop vectorises, where
+ * R_FINITE() is a function call per value (2 ms of a 50 ms dpmeans() call
+ * on 1.6 million values). */
+static int all_finite_real(const double *v, R_xlen_t len)
+{
+  for (R_xlen_t lo = 0; lo < len; lo += FL_FINITE_BLOCK) {
+    R_xlen_t hi = len - lo < FL_FINITE_BLOCK ? len : lo + FL_FINITE_BLOCK;
+    double nan_if_any = 0.0;
+    FL_SIMD_SUM(nan_if_any)
+    for (R_xlen_t j = lo; j < hi; j++) nan_if_any += v[j] - v[j];
+    if (nan_if_any != 0.0) return 0;
+  }
+  return 1;
+}
+
 /* TRUE when numeric X (double or integer) holds no NA, NaN or infinite
  * value: what is.finite() says, without allocating its answer. */
 SEXP facloc_all_finite(SEXP X)
@@ -85,9 +105,7 @@ SEXP facloc_all_finite(SEXP X)
   if (TYPEOF(X) == INTSXP) {
     const int *v = INTEGER(X);
     for (R_xlen_t j = 0; j < len; j++) if (v[j] == NA_INTEGER) return Rf_ScalarLogical(0);
-  } else {
-    const double *v = REAL(X);
-    for (R_xlen_t j = 0; j < len; j++) if (!R_FINITE(v[j])) return Rf_ScalarLogical(0);
+    return Rf_ScalarLogical(1);
   }
-  return Rf_ScalarLogical(1);
+  return Rf_ScalarLogical(all_finite_real(REAL(X), len));
 }

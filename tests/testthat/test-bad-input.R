@@ -395,3 +395,17 @@ n_cases <- sum(vapply(c(list(greedy_cases, objective_cases, control_cases, threa
 test_that("the catalogue holds at least 60 cases", {
   expect_gte(n_cases, 60)
 })
+
+test_that("a non-finite value is found wherever it sits in a large X", {
+  # the check runs over blocks of 4096 values: first, block edges, last
+  X <- matrix(rnorm(3 * 4096 + 5), ncol = 1)
+  expect_identical(dim(dpmeans(X, lambda = 3, method = "serial")$centers)[2], 1L)
+  for (value in list(NA_real_, NaN, Inf, -Inf))
+    for (at in c(1, 4096, 4097, 8192, length(X))) {
+      err <- expect_error(dpmeans(replace(X, at, value), lambda = 3), class = "facloc_error_argument")
+      expect_match(conditionMessage(err), "X", fixed = TRUE)
+    }
+  Xi <- matrix(1:8200, ncol = 2)
+  expect_error(facility_objective(replace(Xi, 8200, NA_integer_), 1, sigma = 1),
+               class = "facloc_error_argument")
+})
