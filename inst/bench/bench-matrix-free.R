@@ -2,8 +2,9 @@
 # modes g and dc on the "small", "medium" and "large" presets (n = 4000,
 # 12000, 30000; d = 32, k = 100, sigma = 20), at 1 and 2 threads, plus
 # nhpc at 2 threads on n = 200,000 and 1,000,000 points of the "large"
-# mixture.  Each run is a fresh R process, so its peak resident memory is
-# its own.  Records seconds, peak memory, evaluations, pairs, f(S) relative
+# mixture.  Each preset, size and mode runs in a fresh R process, its
+# thread counts interleaved; each run resets the peak resident memory it
+# reports.  Records seconds, peak memory, evaluations, pairs, f(S) relative
 # to exact greedy (mode dc, the same selection as g) and objective / bound.
 #
 #   Rscript inst/bench/bench-matrix-free.R [output.csv] [threads] [big] [scale]
@@ -26,41 +27,46 @@ library_facloc()
 options(width = 200)
 options(facloc.memory_limit = 20 * 2^30)
 
-# The matrix-free modes up to n = 30000 run `reps` times in their process
-# (FACLOC_BENCH_REPS, default 5): on a shared 2-core machine one run's time
-# can be 20% off.  seconds is the median; peak_mb the largest peak.
-one_run <- function(preset, n, mode, threads, k = 100) {
+# The matrix-free modes up to n = 30000 run `reps` times at every thread
+# count in their process (FACLOC_BENCH_REPS, default 7), the thread counts
+# interleaved (see interleaved_runs()); seconds is the median, peak_mb the
+# largest peak of the runs (each run resets the peak).
+mode_rows <- function(preset, n, mode, threads, k = 100) {
   X <- facility_data(preset, n = n)
   reps <- if (mode %in% c("hc", "hpc", "nhpc") && n <= 30000)
-    as.integer(Sys.getenv("FACLOC_BENCH_REPS", "5")) else 1L
-  runs <- lapply(seq_len(reps), function(r)
-    facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = threads)))
-  fit <- runs[[1]]$value
-  seconds <- vapply(runs, function(run) run$seconds, 0)
-  data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, mode = mode,
-             threads = fit$threads, seconds = stats::median(seconds),
-             all_seconds = paste(sprintf("%.3f", seconds), collapse = " "),
-             peak_mb = max(vapply(runs, function(run) run$peak_bytes, 0)) / 2^20,
-             baseline_mb = runs[[1]]$baseline_bytes / 2^20,
-             evaluations = fit$evaluations, pairs = fit$pairs, rounds = fit$rounds,
-             objective = fit$objective, bound = fit$bound)
+    as.integer(Sys.getenv("FACLOC_BENCH_REPS", "7")) else 1L
+  runs <- interleaved_runs(threads, reps, function(t)
+    facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = t)))
+  do.call(rbind, lapply(runs, function(runs) {
+    fit <- runs[[1]]$value
+    seconds <- vapply(runs, function(run) run$seconds, 0)
+    data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, mode = mode,
+               threads = fit$threads, seconds = stats::median(seconds),
+               all_seconds = paste(sprintf("%.3f", seconds), collapse = " "),
+               peak_mb = max(vapply(runs, function(run) run$peak_bytes, 0)) / 2^20,
+               baseline_mb = runs[[1]]$baseline_bytes / 2^20,
+               evaluations = fit$evaluations, pairs = fit$pairs, rounds = fit$rounds,
+               objective = fit$objective, bound = fit$bound)
+  }))
 }
 
 if (identical(Sys.getenv("FACLOC_BENCH_CHILD"), "1")) {
   spec <- strsplit(args[5], ",")[[1]]
-  row <- one_run(spec[1], as.integer(spec[2]), spec[3], as.integer(spec[4]))
-  write.table(row, out, sep = ",", append = TRUE, row.names = FALSE,
+  rows <- mode_rows(spec[1], as.integer(spec[2]), spec[3],
+                    as.integer(strsplit(spec[4], ":")[[1]]))
+  write.table(rows, out, sep = ",", append = TRUE, row.names = FALSE,
               col.names = !file.exists(out))
   quit(save = "no")
 }
 
+# One fresh R process per preset, size and mode, running every thread count.
 child <- function(preset, n, mode, threads) {
   status <- system2(file.path(R.home("bin"), "Rscript"),
                     c(file.path(here, "bench-matrix-free.R"), out, "1", "no", "1",
-                      paste(preset, n, mode, threads, sep = ",")),
+                      paste(preset, n, mode, paste(threads, collapse = ":"), sep = ",")),
                     env = "FACLOC_BENCH_CHILD=1")
-  if (status != 0) stop("benchmark run failed: ", preset, " ", n, " ", mode, " ", threads)
-  cat(sprintf("%s n=%d %s %d threads done\n", preset, n, mode, threads))
+  if (status != 0) stop("benchmark run failed: ", preset, " ", n, " ", mode)
+  cat(sprintf("%s n=%d %s done\n", preset, n, mode))
 }
 
 reuse <- Sys.getenv("FACLOC_BENCH_REUSE")
@@ -74,8 +80,7 @@ exact_rows <- if (nzchar(reuse)) {
 if (file.exists(out)) file.remove(out)
 sizes <- round(c(small = 4000, medium = 12000, large = 30000) * scale)
 for (preset in names(sizes)) for (mode in c("g", "dc", "hc", "hpc", "nhpc"))
-  for (threads in thread_set)
-    if (is.null(exact_rows) || !mode %in% c("g", "dc")) child(preset, sizes[[preset]], mode, threads)
+  if (is.null(exact_rows) || !mode %in% c("g", "dc")) child(preset, sizes[[preset]], mode, thread_set)
 if (big) for (n in round(c(200000, 1000000) * scale)) child("large", n, "nhpc", 2L)
 
 res <- read.csv(out)

@@ -6,6 +6,18 @@ library_facloc <- function() {
     if (nzchar(lib)) library(facloc, lib.loc = lib) else library(facloc))
 }
 
+# run(threads) for every thread count in thread_set, `reps` rounds that
+# each take the thread counts in turn.  The load of a shared machine drifts
+# by 10 to 20% within minutes; interleaving gives every thread count the
+# same conditions, where consecutive blocks of runs gave speedups that
+# moved by as much.  Returns, per thread count, the list of its runs.
+interleaved_runs <- function(thread_set, reps, run) {
+  runs <- lapply(thread_set, function(threads) vector("list", reps))
+  for (r in seq_len(reps))
+    for (i in seq_along(thread_set)) runs[[i]][[r]] <- run(thread_set[i])
+  runs
+}
+
 # Describe the machine a benchmark ran on: written beside every saved result.
 describe_machine <- function() {
   cpu <- tryCatch(system("lscpu", intern = TRUE), error = function(e) character())
