@@ -1,6 +1,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "fl_clusters.h"
 #include "fl_kernel.h"
 #include "fl_omp.h"
@@ -17,6 +20,8 @@
  * computed in floating point (rounding in distances and exp()). */
 #define FL_RAD_SLACK 1e-9
 #define FL_SIM_SLACK 1e-12
+/* Twice the unit roundoff of single precision, 2^-23 (see fl_clusters_reach). */
+#define FL_F32_EPS 1.1920928955078125e-07
 
 /* Clients per leaf cluster, about sqrt(n) / 4 (at least 8): small leaves
  * have tighter balls, but every evaluation pays one distance per leaf
@@ -55,6 +60,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
   double nchunks = n / FL_CHUNK + K;
   return 8.0 * n * d + 16.0 * n + 12.0 * n     /* xs, ws, cover; k-means scratch */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 32.0 * K + 8.0 * top_clusters(p, c) * d
+    + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * d
     + nchunks * (16.0 + 32.0)
     + 8.0 * c->threads * FL_CHUNK * (d + 2);
 }
@@ -63,6 +69,7 @@ void fl_clusters_free(fl_clusters *cl)
 {
   free(cl->xs); free(cl->ws); free(cl->cover);
   free(cl->mu); free(cl->rad); free(cl->first);
+  free(cl->org); free(cl->muf); free(cl->yf);
   free(cl->rms2); free(cl->lnw); free(cl->lnw_all);
   free(cl->chunk); free(cl->csum); free(cl->ksum); free(cl->scratch);
   memset(cl, 0, sizeof *cl);
@@ -110,6 +117,28 @@ static int layout(fl_clusters *cl, const fl_problem *p, const int *assign)
   cl->first[K] = ch;
   free(start); free(pos);
   return FL_OK;
+}
+
+/* The centers in single precision, relative to their mean (so that the
+ * values, and the rounding, are on the scale of the distances), and each
+ * radius enlarged by the rounding allowance of its center (see
+ * fl_clusters_reach). */
+static void single_precision_centers(fl_clusters *cl)
+{
+  const int K = cl->K, d = cl->d;
+  for (int t = 0; t < d; t++) cl->org[t] = 0.0;
+  for (int k = 0; k < K; k++)
+    for (int t = 0; t < d; t++) cl->org[t] += cl->mu[(size_t) k * d + t];
+  for (int t = 0; t < d; t++) cl->org[t] /= K > 0 ? K : 1;
+  for (int k = 0; k < K; k++) {
+    double norm2 = 0.0;
+    for (int t = 0; t < d; t++) {
+      double a = cl->mu[(size_t) k * d + t] - cl->org[t];
+      cl->muf[(size_t) t * K + k] = (float) a;
+      norm2 += a * a;
+    }
+    cl->rad[k] += FL_F32_EPS * sqrt(norm2) * (1.0 + FL_RAD_SLACK);
+  }
 }
 
 /* Run the post-selection work on every chunk (parallel over chunks). */
@@ -219,14 +248,19 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->lnw_all = malloc(K * sizeof(double));
   cl->first = malloc((K + 1) * sizeof(int));
   cl->ksum = malloc(K * sizeof(fl_summary));
+  cl->org = malloc(d * sizeof(double));
+  cl->muf = malloc(K * d * sizeof(float));
+  cl->yf = malloc((size_t) c->threads * d * sizeof(float));
   cl->scratch = malloc((size_t) c->threads * FL_CHUNK * (d + 2) * sizeof(double));
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
   if (cl->xs && cl->ws && cl->cover && cl->mu && cl->rad && cl->rms2 && cl->lnw &&
-      cl->lnw_all && cl->first && cl->ksum &&
+      cl->lnw_all && cl->first && cl->ksum && cl->org && cl->muf && cl->yf &&
       cl->scratch && assign && build_leaves(cl, p, c, assign) == FL_OK &&
-      layout(cl, p, assign) == FL_OK)
+      layout(cl, p, assign) == FL_OK) {
+    single_precision_centers(cl);
     status = open_initial(cl, p);
+  }
   free(assign);
   if (status != FL_OK) fl_clusters_free(cl);
   return status;
@@ -234,29 +268,63 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
 
 /* An upper bound on exp(-x) for x >= 0 without exp(): 1 over the degree-6
  * Taylor polynomial of exp(x), which is below exp(x).  Within 1% of exp(-x)
- * up to x = 2.3 (the bounds that matter) and vectorisable. */
+ * up to x = 2.3 (the bounds that matter) and vectorisable.  (The rounded
+ * coefficients move the polynomial by a few ulps, far inside
+ * FL_SIM_SLACK.) */
 static inline double exp_neg_upper(double x)
 {
-  double p = 1.0 + x / 6.0;
-  p = 1.0 + x / 5.0 * p;
-  p = 1.0 + x / 4.0 * p;
-  p = 1.0 + x / 3.0 * p;
-  p = 1.0 + x / 2.0 * p;
+  double p = 1.0 + x * (1.0 / 6.0);
+  p = 1.0 + x * (1.0 / 5.0) * p;
+  p = 1.0 + x * 0.25 * p;
+  p = 1.0 + x * (1.0 / 3.0) * p;
+  p = 1.0 + x * 0.5 * p;
   p = 1.0 + x * p;
   return 1.0 / p;
 }
 
-void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, double *d2)
+/* v[i] = sqrt(v[i]) for n values >= 0.  sqrt() may set errno, so under
+ * R's flags (no -fno-math-errno) a loop over it never vectorises: SSE2
+ * takes two at a time where it is there (every x86-64). */
+static void sqrt_in_place(double *v, int n)
 {
-  int K = cl->K;
-  fl_sqdist_rows(cl->mu, K, yc, cl->d, d2);
+  int i = 0;
+#ifdef __SSE2__
+  for (; i + 2 <= n; i += 2) _mm_storeu_pd(v + i, _mm_sqrt_pd(_mm_loadu_pd(v + i)));
+#endif
+  for (; i < n; i++) v[i] = sqrt(v[i]);
+}
+
+/* The distances to the centers are computed in single precision, at half
+ * the cost of double: every evaluation needs all K of them, about as many
+ * as the clients it visits.  With A = center - org and B = yc - org, the
+ * rounding of A and B to single precision moves the distance by at most
+ * FL_F32_EPS (|A| + |B|) / 2, and the squares and their sum then change
+ * it by a factor within 1 -+ (d + 2) FL_F32_EPS / 4.  So the distance is
+ * at least the computed one times 1 - (d + 4) FL_F32_EPS, less
+ * FL_F32_EPS (|A| + |B|), at least twice the allowance each term needs;
+ * the radii hold the |A| part. */
+FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw,
+                                 double *dist)
+{
+  const int K = cl->K, d = cl->d;
+  float *yf = cl->yf + (size_t) fl_thread_id() * d;
+  double nb2 = 0.0;
+  for (int t = 0; t < d; t++) {
+    double b = yc[t] - cl->org[t];
+    yf[t] = (float) b;
+    nb2 += b * b;
+  }
+  fl_sqdist_cols_f(cl->muf, K, yf, d, dist);
+  sqrt_in_place(dist, K);
   const double *rad = cl->rad;
+  const double shrink = 1.0 - (d + 4.0) * FL_F32_EPS;
+  const double lift = FL_F32_EPS * sqrt(nb2) * (1.0 + FL_RAD_SLACK);
   double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2;
   FL_SIMD
   for (int k = 0; k < K; k++) {
-    double gap = sqrt(d2[k]) - rad[k];
-    double x = gap > 0 ? gap * gap * scale : 0.0;
-    hw[k] = exp_neg_upper(x) * (1.0 + FL_SIM_SLACK);
+    double gap = dist[k] * shrink - lift - rad[k];
+    gap = 0.5 * (gap + fabs(gap));   /* max(gap, 0) without a branch: vectorises */
+    hw[k] = exp_neg_upper(gap * gap * scale) * (1.0 + FL_SIM_SLACK);
   }
 }
 
@@ -265,7 +333,7 @@ static double excess(double weight, double reach, double low)
   return reach > low ? weight * (reach - low) : 0.0;
 }
 
-double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *d2,
+double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *dist,
                         double thresh, int all, unsigned char *eval)
 {
   double left = 0.0;
@@ -281,7 +349,7 @@ double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *d
       left += excess(s->wpr, hw[k], s->minpr);
     }
     /* log of the mass estimate below log(FL_EST_FRACTION thresh)? */
-    int small = lnw[k] - (d2[k] + cl->rms2[k]) * cl->inv2s2 < lnt;
+    int small = lnw[k] - (dist[k] * dist[k] + cl->rms2[k]) * cl->inv2s2 < lnt;
     eval[k] = b > 0 && (b >= thresh || !small);
     if (!eval[k]) left += b;
   }

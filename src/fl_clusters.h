@@ -36,7 +36,10 @@ typedef struct {
   double *xs;              /* n x d: clients in layout order */
   double *ws;              /* n weights in layout order */
   double *cover;           /* n coverage in layout order */
-  double *mu, *rad;        /* K x d centers, K radii (slightly enlarged) */
+  double *mu, *rad;        /* K x d centers, K radii (enlarged: see fl_clusters_reach) */
+  double *org;             /* d: the mean of the centers */
+  float *muf;              /* d x K: centers - org in single precision, by coordinate */
+  float *yf;               /* per thread, d: a candidate - org in single precision */
   double *rms2;            /* K: mean squared distance of the clients to the center */
   double *lnw, *lnw_all;   /* K: log weight of the active / of all clients */
   int *first;              /* K + 1: first chunk of each cluster */
@@ -58,19 +61,20 @@ int fl_clusters_max_leaves(const fl_problem *p, const fl_control *c);
 double fl_clusters_bytes(const fl_problem *p, const fl_control *c);
 
 /* hw[k]: an upper bound on the similarity of candidate yc to any client of
- * cluster k (the nearest point of the cluster's ball); d2[k]: the squared
- * distance of yc to the cluster's center. */
-void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, double *d2);
+ * cluster k (the nearest point of the cluster's ball); dist[k]: the
+ * distance of yc to the cluster's center, in single precision (it only
+ * feeds estimates).  Call from at most one thread per thread id. */
+void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, double *dist);
 
 /* Decide which clusters a gain evaluation visits: eval[k] = 1 for clusters
  * whose bound on the gain is positive and either at least thresh or, by the
- * estimate W exp(-(d2 + rms2) / 2 sigma^2) of their similarity mass (a lower
+ * estimate W exp(-(dist^2 + rms2) / 2 sigma^2) of their similarity mass (a lower
  * bound by Jensen's inequality, close to it in high dimension, where the
  * ball bounds are loose), at least FL_EST_FRACTION thresh.  Returns an
  * upper bound on what the evaluation leaves out: the bounds of the skipped
  * clusters plus those of the pruned clients.  With all, the evaluation will
  * visit pruned clients too (thresh 0: an exact evaluation). */
-double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *d2,
+double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *dist,
                         double thresh, int all, unsigned char *eval);
 
 /* Partial gain of candidate yc over the active clients of chunk ch (all

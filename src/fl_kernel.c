@@ -11,19 +11,6 @@
 
 #define FL_EXP_XMAX 708.0   /* exp(-708) is the last normal result */
 
-/* On x86-64 Linux with GCC, the two block kernels are also compiled for
- * AVX2 and picked at load time by the CPU (an ifunc): R builds packages
- * without -march, and 4-wide vectors took 18% off nhpc at n = 30000 and
- * 22% at n = 200000 on this kind of machine.  AVX2 without FMA rounds
- * every operation as SSE2 does; only the distances' partial sums are
- * grouped differently.  Elsewhere (no ifunc) only the SSE2 version. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-  defined(__linux__) && defined(__GLIBC__)
-#define FL_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define FL_CLONES
-#endif
-
 /* exp(-x) for x >= 0 (+Inf included), within 1 ulp of the C library's for
  * x <= 708 and 0 beyond.  Branch-free, so loops over it vectorise: the
  * usual x = k ln2 + r reduction (|r| <= ln2 / 2, Cody-Waite split of ln2),
@@ -86,6 +73,29 @@ FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restric
     out[i] = s0; out[i + 1] = s1; out[i + 2] = s2; out[i + 3] = s3;
   }
   for (; i < cnt; i++) out[i] = fl_sqdist(rows + (size_t) i * d, y, d);
+}
+
+/* Points per block of fl_sqdist_cols_f(): their running sums stay in L1. */
+#define FL_COLS_BLOCK 64
+
+FL_CLONES void fl_sqdist_cols_f(const float *cols, int cnt, const float *restrict y, int d,
+                                double *restrict out)
+{
+  float acc[FL_COLS_BLOCK];
+  for (int i0 = 0; i0 < cnt; i0 += FL_COLS_BLOCK) {
+    int nb = cnt - i0 < FL_COLS_BLOCK ? cnt - i0 : FL_COLS_BLOCK;
+    for (int j = 0; j < nb; j++) acc[j] = 0.0f;
+    for (int t = 0; t < d; t++) {
+      const float *restrict c = cols + (size_t) t * cnt + i0;
+      float yt = y[t];
+      FL_SIMD
+      for (int j = 0; j < nb; j++) {
+        float e = c[j] - yt;
+        acc[j] += e * e;
+      }
+    }
+    for (int j = 0; j < nb; j++) out[i0 + j] = acc[j];
+  }
 }
 
 /* Rows are scanned in blocks of this many (distances on the stack). */

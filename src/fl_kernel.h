@@ -7,6 +7,20 @@
 #include <math.h>
 #include "fl_omp.h"
 
+/* On x86-64 Linux with GCC, the block kernels (and the cluster bounds'
+ * loop, fl_clusters_reach) are also compiled for AVX2 and picked at load
+ * time by the CPU (an ifunc): R builds packages without -march, and
+ * 4-wide vectors took 18% off nhpc at n = 30000 and 22% at n = 200000 on
+ * this kind of machine.  AVX2 without FMA rounds every operation as SSE2
+ * does; only the distances' partial sums are grouped differently.
+ * Elsewhere (no ifunc) only the SSE2 version. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+  defined(__linux__) && defined(__GLIBC__)
+#define FL_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define FL_CLONES
+#endif
+
 static inline double fl_sqdist(const double *restrict a,
                                const double *restrict b, int d)
 {
@@ -28,6 +42,11 @@ static inline double fl_rbf(const double *restrict a, const double *restrict b,
 /* Squared distances of y to cnt rows (row-major, d columns), four rows per
  * sweep over the coordinates. */
 void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double *out);
+/* Squared distances of y to cnt points stored by coordinate (coordinate t
+ * of point i at cols[t * cnt + i]) in single precision, each returned as a
+ * double: the matrix-free modes' cluster bounds, which allow for its
+ * rounding (fl_clusters_reach).  Vectorised across the points. */
+void fl_sqdist_cols_f(const float *cols, int cnt, const float *y, int d, double *out);
 /* Index of the row nearest to y (the lowest on ties), its squared distance
  * into *best_d2 unless NULL: k-means and the balls' assignments. */
 int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *best_d2);

@@ -50,9 +50,9 @@ typedef struct {
   unsigned char *skip;   /* batch x K */
   double *part;          /* nchunks x batch */
   double *hwpick;        /* batch x K reaches of the picks */
-  double *d2pick;        /* K scratch */
+  double *distpick;      /* K scratch */
   double *tcount;        /* per thread, padded: pairs, evaluations */
-  double *thw, *td2;     /* per thread, K each: a plan's reaches, squared center distances */
+  double *thw, *tdist;   /* per thread, K each: a plan's reaches and center distances */
   unsigned char *teval;  /* per thread, K: a plan's clusters */
   int qmax;              /* most candidates evaluated together */
   int *tpos;             /* per thread, qmax: cursors of eval_share's merge */

@@ -124,8 +124,8 @@ static void mf_free(fl_mf *r)
   free(r->heaps); free(r->bar); free(r->entries);
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->ypick);
-  free(r->skip); free(r->part); free(r->hwpick); free(r->d2pick); free(r->tcount);
-  free(r->thw); free(r->td2); free(r->teval); free(r->tpos);
+  free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount);
+  free(r->thw); free(r->tdist); free(r->teval); free(r->tpos);
   fl_clusters_free(&r->cl);
 }
 
@@ -150,17 +150,17 @@ static int mf_alloc(fl_mf *r)
   r->skip = malloc(b * K);
   r->part = malloc(nch * b * sizeof(double));
   r->hwpick = malloc(b * K * sizeof(double));
-  r->d2pick = malloc(K * sizeof(double));
+  r->distpick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * (size_t) r->qmax * sizeof(int));
   r->thw = malloc(T * K * sizeof(double));
-  r->td2 = malloc(T * K * sizeof(double));
+  r->tdist = malloc(T * K * sizeof(double));
   r->teval = malloc(T * K);
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
-      !r->skip || !r->part || !r->hwpick || !r->d2pick || !r->tcount ||
-      !r->thw || !r->td2 || !r->teval || !r->tpos)
+      !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
+      !r->thw || !r->tdist || !r->teval || !r->tpos)
     return FL_ERR_NOMEM;
   for (size_t h = 0; h < H; h++) {
     fl_barrier_init(&r->bar[h]);
@@ -196,10 +196,10 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
   size_t K = (size_t) cl->K;
-  double *hw = r->thw + tid * K, *d2 = r->td2 + tid * K;
+  double *hw = r->thw + tid * K, *dist = r->tdist + tid * K;
   unsigned char *eval = r->teval + tid * K;
-  fl_clusters_reach(cl, cl->y + (size_t) s->pending[q].idx * cl->d, hw, d2);
-  s->left[q] = fl_clusters_plan(cl, hw, d2, r->thresh, all, eval);
+  fl_clusters_reach(cl, cl->y + (size_t) s->pending[q].idx * cl->d, hw, dist);
+  s->left[q] = fl_clusters_plan(cl, hw, dist, r->thresh, all, eval);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   for (int k = 0; k < cl->K; k++)
     if (eval[k])
@@ -434,7 +434,7 @@ void fl_mf_merge(fl_mf *r)
     int j = r->merged[q].idx;
     double *hw = r->hwpick + (size_t) r->npick * K;
     const double *yj = r->cl.y + (size_t) j * r->cl.d;
-    fl_clusters_reach(&r->cl, yj, hw, r->d2pick);
+    fl_clusters_reach(&r->cl, yj, hw, r->distpick);
     if (r->npick > 0 && overlap_bound(r, hw) > r->c->eps * r->merged[q].key) break;
     r->pick[r->npick] = j;
     r->ypick[r->npick++] = yj;

@@ -22,6 +22,8 @@
 #include <time.h>
 #include "facloc.h"
 #include "fl_state.h"
+#include "fl_clusters.h"
+#include "fl_kernel.h"
 
 /* ---- random numbers: splitmix64, identical on every platform ---- */
 
@@ -360,6 +362,55 @@ static int dense_view(const instance *in, instance *out)
   return 1;
 }
 
+/* Copy of n x d values shifted by offset, NULL for NULL. */
+static double *shifted(const double *v, int n, int d, double offset)
+{
+  if (!v) return NULL;
+  double *out = malloc(sizeof(double) * (size_t) n * d);
+  for (size_t i = 0; out && i < (size_t) n * d; i++) out[i] = v[i] + offset;
+  return out;
+}
+
+/* Invariant 7: the cluster bounds of the matrix-free modes, computed in
+ * single precision, bound every candidate's similarity (exact kernel) to
+ * every client of each leaf, also with every coordinate shifted far from
+ * 0, where single precision rounds the most. */
+static void check_reach(const instance *in)
+{
+  const double offsets[] = { 0.0, 1e4, -3e6 };
+  for (int o = 0; o < 3; o++) {
+    fl_problem p = in->p;
+    p.initial = NULL;
+    p.ninitial = 0;
+    double *x = shifted(p.x, p.n, p.d, offsets[o]), *y = shifted(in->y, p.m, p.d, offsets[o]);
+    fl_control c = default_control(FL_MODE_HC, 1, 1);
+    c.clusters = rng_int(1, 8);
+    fl_clusters cl;
+    if (!x || (in->y && !y) || (p.x = x, p.y = in->y ? y : x,
+                                fl_clusters_init(&cl, &p, &c, 0) != FL_OK)) {
+      FAIL("reach: out of memory");
+      free(x); free(y);
+      return;
+    }
+    double *hw = malloc(sizeof(double) * cl.K), *dist = malloc(sizeof(double) * cl.K);
+    for (int j = 0; hw && dist && j < p.m; j++) {
+      const double *yj = p.y + (size_t) j * p.d;
+      fl_clusters_reach(&cl, yj, hw, dist);
+      for (int k = 0; k < cl.K; k++)
+        for (int ch = cl.first[k]; ch < cl.first[k + 1]; ch++)
+          for (int i = cl.chunk[ch].lo; i < cl.chunk[ch].hi; i++) {
+            double s = fl_rbf(cl.xs + (size_t) i * p.d, yj, p.d, p.inv2s2);
+            if (!(s <= hw[k]))
+              FAIL("reach (offset %g): similarity %.17g above the bound %.17g of its leaf",
+                   offsets[o], s, hw[k]);
+          }
+    }
+    free(hw); free(dist);
+    fl_clusters_free(&cl);
+    free(x); free(y);
+  }
+}
+
 /* Invariants checked on one random instance:
  *  1. every mode, threads 1..3: check_result();
  *  2. exact modes g, c, dc select exactly the same candidates for every
@@ -369,7 +420,8 @@ static int dense_view(const instance *in, instance *out)
  *     objective is at most g's bound;
  *  5. an allocation failure anywhere returns FL_ERR_NOMEM (or succeeds when
  *     the allocation was optional), never crashes or leaks;
- *  6. an interrupt returns FL_INTERRUPTED with a consistent partial result. */
+ *  6. an interrupt returns FL_INTERRUPTED with a consistent partial result;
+ *  7. check_reach(). */
 static void fuzz_one(void)
 {
   instance in, dense;
@@ -445,6 +497,7 @@ static void fuzz_one(void)
       interrupt_after = 0;
     }
   }
+  check_reach(&in);
   if (have_dense) free(dense.sim);
   instance_free(&in);
 }
