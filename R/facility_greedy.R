@@ -69,7 +69,10 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #' group_size`, by default up to 4 threads) the thread count does not
 #' matter. Their `bound` is a true
 #' upper bound but looser than the exact modes' in high dimension: it adds
-#' the cluster bounds of every client a gain evaluation skipped.
+#' the cluster bounds of every client a gain evaluation skipped. The
+#' distances behind those cluster bounds are computed in single precision
+#' (each evaluation needs one per leaf) and enlarged by their worst-case
+#' rounding; gains, `objective` and `bound` are double precision.
 #'
 #' @param X Numeric matrix or all-numeric data frame, one client per row.
 #'   May be omitted when `similarity` is given.

@@ -105,8 +105,10 @@ l <- res[res$n == sizes[["large"]], ]
 sec <- function(m, t) l$seconds[l$mode == m & l$threads == t]
 if (all(c(1L, 2L) %in% thread_set)) {
   cat(sprintf("nhpc 1T vs g 1T: %.1fx faster (target >= 10)\n", sec("g", 1) / sec("nhpc", 1)))
+  fast <- function(m, t) fastest_run(l$all_seconds[l$mode == m & l$threads == t])
   for (m in c("hpc", "nhpc"))
-    cat(sprintf("%s 2T vs 1T: %.2fx (target >= 1.8)\n", m, sec(m, 1) / sec(m, 2)))
+    cat(sprintf("%s 2T vs 1T: %.2fx by the medians, %.2fx by the fastest runs (target >= 1.8)\n",
+                m, sec(m, 1) / sec(m, 2), fast(m, 1) / fast(m, 2)))
 }
 cat(sprintf("worst quality of hc/hpc/nhpc: %.5f (target >= 0.999)\n",
             min(res$quality[res$mode %in% c("hc", "hpc", "nhpc")], na.rm = TRUE)))
