@@ -4,10 +4,12 @@
  *
  *   facloc-bench [--mode M|all] [--threads T] [--n N] [--d D] [--k K]
  *                [--sigma S] [--clusters C] [--spread S] [--seed SEED]
- *                [--no-header]
+ *                [--no-header] [--input FILE] [--reps R] [--exact]
  *     Generates clustered points (C centres uniform in [0, 100]^d, points
- *     normal around them with sd `spread`) from a fixed seed and prints one
- *     CSV row per mode:
+ *     normal around them with sd `spread`) from a fixed seed, or reads n x d
+ *     row-major doubles from --input FILE, and prints one CSV row per mode
+ *     and run (--reps R runs each; --exact: matrix-free modes with batch 1,
+ *     eps 0, tau 1):
  *     mode,threads,n,d,k,seconds,evaluations,pairs,objective,bound
  *
  *   facloc-bench --fuzz ITER [--seed SEED]
@@ -118,10 +120,30 @@ static int is_exact(const fl_control *c)
 
 /* ---- benchmark ---- */
 
-static int bench(int mode_arg, int threads, int n, int d, int k, double sigma,
-                 int clusters, double spread, int header)
+/* n x d doubles, row-major, read from path (as R's writeBin(c(t(X))) writes
+ * them): the R package's data sets on a machine without R. */
+static double *read_points(const char *path, int n, int d)
 {
-  double *x = clustered_points(n, d, clusters, spread);
+  FILE *f = fopen(path, "rb");
+  double *x = f ? malloc(sizeof(double) * (size_t) n * d) : NULL;
+  size_t got = x ? fread(x, sizeof(double), (size_t) n * d, f) : 0;
+  if (f) fclose(f);
+  if (got != (size_t) n * d) {
+    fprintf(stderr, "facloc-bench: cannot read %d x %d doubles from %s\n", n, d, path);
+    free(x);
+    return NULL;
+  }
+  return x;
+}
+
+/* Runs every mode asked for `reps` times (one CSV row a run) on the points
+ * of `input` or generated ones; with exact, the matrix-free modes run with
+ * batch 1, eps 0, tau 1 (exact greedy's selection: the quality reference). */
+static int bench(int mode_arg, int threads, int n, int d, int k, double sigma,
+                 int clusters, double spread, int header, const char *input,
+                 int reps, int exact)
+{
+  double *x = input ? read_points(input, n, d) : clustered_points(n, d, clusters, spread);
   int *sel = malloc(sizeof(int) * (size_t) k);
   double *gain = malloc(sizeof(double) * (size_t) k);
   if (!x || !sel || !gain) {
@@ -140,23 +162,26 @@ static int bench(int mode_arg, int threads, int n, int d, int k, double sigma,
   for (int mode = 0; mode < FL_MODE_COUNT; mode++) {
     if (mode_arg >= 0 && mode != mode_arg) continue;
     fl_control c = default_control(mode, k, threads);
-    fl_result r;
-    memset(&r, 0, sizeof r);
-    r.selected = sel;
-    r.gains = gain;
-    double t0 = now();
-    int status = fl_solve(&p, &c, &r);
-    double seconds = now() - t0;
-    if (status != FL_OK) {
-      fprintf(stderr, "facloc-bench: mode %s returned status %d\n",
-              fl_mode_name((fl_mode) mode), status);
-      /* with --mode all, a mode not built yet (FL_ERR_ARG) is only reported */
-      if (mode_arg >= 0 || status != FL_ERR_ARG) rc = 1;
-      continue;
+    if (exact) make_exact(&c);
+    for (int rep = 0; rep < reps; rep++) {
+      fl_result r;
+      memset(&r, 0, sizeof r);
+      r.selected = sel;
+      r.gains = gain;
+      double t0 = now();
+      int status = fl_solve(&p, &c, &r);
+      double seconds = now() - t0;
+      if (status != FL_OK) {
+        fprintf(stderr, "facloc-bench: mode %s returned status %d\n",
+                fl_mode_name((fl_mode) mode), status);
+        /* with --mode all, a mode not built yet (FL_ERR_ARG) is only reported */
+        if (mode_arg >= 0 || status != FL_ERR_ARG) rc = 1;
+        break;
+      }
+      printf("%s,%d,%d,%d,%d,%.6f,%.0f,%.0f,%.10g,%.10g\n", fl_mode_name((fl_mode) mode),
+             threads, n, d, k, seconds, r.evaluations, r.pairs, r.objective, r.bound);
+      fflush(stdout);
     }
-    printf("%s,%d,%d,%d,%d,%.6f,%.0f,%.0f,%.10g,%.10g\n", fl_mode_name((fl_mode) mode),
-           threads, n, d, k, seconds, r.evaluations, r.pairs, r.objective, r.bound);
-    fflush(stdout);
   }
   free(x); free(sel); free(gain);
   return rc;
@@ -516,19 +541,23 @@ static void usage(void)
   fprintf(stderr,
           "usage: facloc-bench [--mode g|c|dc|hc|hpc|nhpc|all] [--threads T] [--n N]\n"
           "                    [--d D] [--k K] [--sigma S] [--clusters C] [--spread S]\n"
-          "                    [--seed SEED] [--no-header]\n"
+          "                    [--seed SEED] [--no-header] [--input FILE] [--reps R]\n"
+          "                    [--exact]\n"
           "       facloc-bench --fuzz ITER [--seed SEED]\n");
 }
 
 int main(int argc, char **argv)
 {
   int mode = -1, threads = 1, n = 4000, d = 32, k = 100, clusters = 50, header = 1;
+  int reps = 1, exact = 0;
+  const char *input = NULL;
   double sigma = 20.0, spread = 3.0;
   long fuzz_iter = 0;
   unsigned long long seed = 1;
   for (int a = 1; a < argc; a++) {
     const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
     if (strcmp(arg, "--no-header") == 0) { header = 0; continue; }
+    if (strcmp(arg, "--exact") == 0) { exact = 1; continue; }
     if (!val) { usage(); return 2; }
     a++;
     if (strcmp(arg, "--mode") == 0) {
@@ -544,13 +573,16 @@ int main(int argc, char **argv)
     else if (strcmp(arg, "--spread") == 0) spread = atof(val);
     else if (strcmp(arg, "--seed") == 0) seed = strtoull(val, NULL, 10);
     else if (strcmp(arg, "--fuzz") == 0) fuzz_iter = atol(val);
+    else if (strcmp(arg, "--input") == 0) input = val;
+    else if (strcmp(arg, "--reps") == 0) reps = atoi(val);
     else { usage(); return 2; }
   }
   rng_state = seed;
   if (fuzz_iter > 0) return fuzz(fuzz_iter);
-  if (threads < 1 || n < 1 || d < 1 || k < 1 || k > n || clusters < 1 || !(sigma > 0)) {
+  if (threads < 1 || n < 1 || d < 1 || k < 1 || k > n || clusters < 1 || !(sigma > 0) ||
+      reps < 1) {
     usage();
     return 2;
   }
-  return bench(mode, threads, n, d, k, sigma, clusters, spread, header);
+  return bench(mode, threads, n, d, k, sigma, clusters, spread, header, input, reps, exact);
 }
