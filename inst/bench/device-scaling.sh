@@ -13,7 +13,9 @@
 # OUT/device-scaling-machine.txt.  About 5 minutes on 16 cores.  Beside it
 # in results/: device-cores.txt, a probe of how fast the machine's threads
 # run together (device-cores.c), and device-bind.csv, nhpc at 1 and 2
-# threads with and without OMP_PROC_BIND=spread (commands in their headers).
+# threads with and without OMP_PROC_BIND=spread, and device-phases.txt,
+# the time of each phase of a solve at 1 to 16 threads (commands in their
+# headers).
 set -euo pipefail
 data=$1
 out=$2
