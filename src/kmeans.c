@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include "facloc.h"
 #include "kmeans.h"
 #include "fl_kernel.h"
@@ -11,6 +12,9 @@
 #define FL_KMEANS_ITER 12
 /* k-means++ seeding looks at a sample this large at most. */
 #define FL_KMEANS_SAMPLE 20000
+/* Sample points below which a seeding step stays serial (a parallel
+ * region costs about what a few thousand distances do). */
+#define FL_KMEANS_PAR_MIN 4096
 
 /* Uniform on [0, 1) from the top 53 bits of fl_rng (no R RNG in the core). */
 static double uniform01(fl_rng *r)
@@ -18,11 +22,28 @@ static double uniform01(fl_rng *r)
   return (double) (fl_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* dist[s] = min(dist[s], squared distance of sample point s to c): the
+ * seeding's O(ns d) step per center, parallel (each point on its own, so
+ * the result does not depend on the thread count). */
+static void lower_dist(const double *x, int ns, int step, int d, const double *c,
+                       int threads, double *dist)
+{
+  (void) threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) if(threads > 1 && ns >= FL_KMEANS_PAR_MIN) \
+  schedule(static)
+#endif
+  for (int s = 0; s < ns; s++) {
+    double ds = fl_sqdist(x + (size_t) s * step * d, c, d);
+    if (ds < dist[s]) dist[s] = ds;
+  }
+}
+
 /* k-means++ on a strided sample of the points: each new center is drawn
  * with probability proportional to the squared distance to the nearest
  * center chosen so far. */
 static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
-                        double *centers)
+                        int threads, double *centers)
 {
   int step = n > FL_KMEANS_SAMPLE ? n / FL_KMEANS_SAMPLE : 1;
   int ns = (n + step - 1) / step;
@@ -33,7 +54,8 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
   int first = (int) (uniform01(&state) * ns);
   if (first >= ns) first = ns - 1;
   memcpy(centers, x + (size_t) first * step * d, (size_t) d * sizeof(double));
-  for (int s = 0; s < ns; s++) dist[s] = fl_sqdist(x + (size_t) s * step * d, centers, d);
+  for (int s = 0; s < ns; s++) dist[s] = HUGE_VAL;
+  lower_dist(x, ns, step, d, centers, threads, dist);
   for (int c = 1; c < K; c++) {
     double total = 0.0;
     for (int s = 0; s < ns; s++) total += dist[s];
@@ -49,10 +71,7 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
     }
     double *cc = centers + (size_t) c * d;
     memcpy(cc, x + (size_t) pick * step * d, (size_t) d * sizeof(double));
-    for (int s = 0; s < ns; s++) {
-      double ds = fl_sqdist(x + (size_t) s * step * d, cc, d);
-      if (ds < dist[s]) dist[s] = ds;
-    }
+    lower_dist(x, ns, step, d, cc, threads, dist);
   }
   free(dist);
   return FL_OK;
@@ -61,7 +80,7 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
 int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
               int threads, int *assign, double *centers)
 {
-  if (seed_centers(x, n, d, K, seed, centers) != FL_OK) return FL_ERR_NOMEM;
+  if (seed_centers(x, n, d, K, seed, threads, centers) != FL_OK) return FL_ERR_NOMEM;
   double *sum = malloc((size_t) K * d * sizeof(double));
   int *count = malloc((size_t) K * sizeof(int));
   if (!sum || !count) { free(sum); free(count); return FL_ERR_NOMEM; }
