@@ -83,8 +83,8 @@ double *fl_r_row_major(SEXP X, int threads)
 /* Whether v[0..len-1] are all finite.  v - v is 0 for a finite value and
  * NaN for NA, NaN and +-Inf, so a block's sum is 0 exactly when the block
  * is finite, in any order of summation: the loop vectorises, where
- * R_FINITE() is a function call per value (2 ms of a 50 ms dpmeans() call
- * on 1.6 million values). */
+ * R_FINITE() is a function call per value (0.8 ms against 3.9 ms on 1.6
+ * million values). */
 static int all_finite_real(const double *v, R_xlen_t len)
 {
   for (R_xlen_t lo = 0; lo < len; lo += FL_FINITE_BLOCK) {
