@@ -58,8 +58,9 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
 {
   double n = p->n, d = p->d, K = fl_clusters_max_leaves(p, c);
   double nchunks = n / FL_CHUNK + K;
-  return 8.0 * n * d + 16.0 * n + 12.0 * n     /* xs, ws, cover; k-means scratch */
-    + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 32.0 * K + 8.0 * top_clusters(p, c) * d
+  return (c->eps > 0 ? 12.0 : 8.0) * n * d    /* xs, xf */
+    + 16.0 * n + 12.0 * n                      /* ws, cover; k-means scratch */
+    + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 32.0 * K + (8.0 * d + 4.0) * (top_clusters(p, c) + 1)
     + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * d
     + nchunks * (16.0 + 32.0)
     + 8.0 * c->threads * FL_CHUNK * (d + 2);
@@ -67,7 +68,8 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
 
 void fl_clusters_free(fl_clusters *cl)
 {
-  free(cl->xs); free(cl->ws); free(cl->cover);
+  free(cl->xs); free(cl->xf); free(cl->ws); free(cl->cover);
+  free(cl->top); free(cl->kbase);
   free(cl->mu); free(cl->rad); free(cl->first);
   free(cl->org); free(cl->muf); free(cl->yf);
   free(cl->rms2); free(cl->lnw); free(cl->lnw_all);
@@ -141,6 +143,19 @@ static void single_precision_centers(fl_clusters *cl)
   }
 }
 
+/* Chunk ch's block of cl->xf from its rows of cl->xs. */
+static void single_precision_chunk(fl_clusters *cl, int ch)
+{
+  const fl_chunk *c = &cl->chunk[ch];
+  const int d = cl->d, cnt = c->hi - c->lo;
+  const double *mu = cl->mu + (size_t) c->cluster * d;
+  float *xf = cl->xf + (size_t) c->lo * d;
+  for (int i = 0; i < cnt; i++) {
+    const double *x = cl->xs + (size_t) (c->lo + i) * d;
+    for (int t = 0; t < d; t++) xf[(size_t) t * cnt + i] = (float) (x[t] - mu[t]);
+  }
+}
+
 /* Run the post-selection work on every chunk (parallel over chunks). */
 static double post_all(fl_clusters *cl, const double *const *ypick, int npick,
                        const unsigned char *skip, int cover, int summary)
@@ -181,18 +196,18 @@ static int open_initial(fl_clusters *cl, const fl_problem *p)
 
 /* Two-level k-means: K1 = clusters top-level clusters, each split by
  * k-means into leaves of about leaf_size() clients.  Fills assign (leaf of
- * each client), cl->mu and cl->K.  cl->xs serves as scratch. */
+ * each client), cl->top, cl->kbase, cl->mu and cl->K.  cl->xs serves as
+ * scratch. */
 static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *c,
                         int *assign)
 {
-  int n = cl->n, d = cl->d, K1 = top_clusters(p, c), leaf = leaf_size(n);
-  double *top = malloc((size_t) K1 * d * sizeof(double));
-  int *start = calloc(2 * (size_t) K1 + 1, sizeof(int));   /* + base */
+  int n = cl->n, d = cl->d, K1 = cl->K1, leaf = leaf_size(n);
+  int *start = calloc((size_t) K1 + 1, sizeof(int));
   int *who = malloc((size_t) n * sizeof(int));
   int *sub = malloc((size_t) n * sizeof(int));
   int status = FL_ERR_NOMEM;
-  if (top && start && who && sub &&
-      fl_kmeans(p->x, n, d, K1, c->seed, c->threads, assign, top) == FL_OK) {
+  if (start && who && sub &&
+      fl_kmeans(p->x, n, d, K1, c->seed, c->threads, assign, cl->top) == FL_OK) {
     for (int i = 0; i < n; i++) start[assign[i] + 1]++;
     for (int t = 0; t < K1; t++) start[t + 1] += start[t];
     for (int i = 0; i < n; i++) {   /* stable: who[] in client order per cluster */
@@ -204,12 +219,13 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
     start[0] = 0;
     /* leaves per cluster first, so the clusters can be split in parallel
      * (each split is serial and depends only on its cluster) */
-    int *base = start + K1 + 1;
+    int *base = cl->kbase;
     cl->K = 0;
     for (int t = 0; t < K1; t++) {
       base[t] = cl->K;
       cl->K += leaves_of(start[t + 1] - start[t], leaf);
     }
+    base[K1] = cl->K;
     int failed = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(c->threads) schedule(dynamic, 1) reduction(|:failed)
@@ -224,8 +240,15 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
     }
     status = failed ? FL_ERR_NOMEM : FL_OK;
   }
-  free(top); free(start); free(who); free(sub);
+  free(start); free(who); free(sub);
   return status;
+}
+
+int fl_clusters_locate(const fl_clusters *cl, const double *yc)
+{
+  int t = fl_nearest_row(cl->top, cl->K1, yc, cl->d, NULL), lo = cl->kbase[t];
+  int cnt = cl->kbase[t + 1] - lo;
+  return cnt > 0 ? lo + fl_nearest_row(cl->mu + (size_t) lo * cl->d, cnt, yc, cl->d, NULL) : 0;
 }
 
 int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, int prune)
@@ -237,10 +260,14 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->tau = c->tau;
   cl->prune = prune && c->tau < 1.0;
   cl->y = p->y;
+  cl->K1 = top_clusters(p, c);
   size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
   cl->xs = malloc(n * d * sizeof(double));
+  cl->xf = c->eps > 0 ? calloc(n * d + FL_COLS_PAD, sizeof(float)) : NULL;   /* padded */
   cl->ws = malloc(n * sizeof(double));
   cl->cover = calloc(n, sizeof(double));
+  cl->top = malloc((size_t) cl->K1 * d * sizeof(double));
+  cl->kbase = malloc(((size_t) cl->K1 + 1) * sizeof(int));
   cl->mu = malloc(K * d * sizeof(double));
   cl->rad = malloc(K * sizeof(double));
   cl->rms2 = malloc(K * sizeof(double));
@@ -249,16 +276,17 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->first = malloc((K + 1) * sizeof(int));
   cl->ksum = malloc(K * sizeof(fl_summary));
   cl->org = malloc(d * sizeof(double));
-  cl->muf = malloc(K * d * sizeof(float));
+  cl->muf = calloc(K * d + FL_COLS_PAD, sizeof(float));   /* padded */
   cl->yf = malloc((size_t) c->threads * d * sizeof(float));
   cl->scratch = malloc((size_t) c->threads * FL_CHUNK * (d + 2) * sizeof(double));
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
-  if (cl->xs && cl->ws && cl->cover && cl->mu && cl->rad && cl->rms2 && cl->lnw &&
-      cl->lnw_all && cl->first && cl->ksum && cl->org && cl->muf && cl->yf &&
+  if (cl->xs && (cl->xf || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase && cl->mu && cl->rad &&
+      cl->rms2 && cl->lnw && cl->lnw_all && cl->first && cl->ksum && cl->org && cl->muf && cl->yf &&
       cl->scratch && assign && build_leaves(cl, p, c, assign) == FL_OK &&
       layout(cl, p, assign) == FL_OK) {
     single_precision_centers(cl);
+    for (int ch = 0; cl->xf && ch < cl->nchunks; ch++) single_precision_chunk(cl, ch);
     status = open_initial(cl, p);
   }
   free(assign);
@@ -314,7 +342,7 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
     yf[t] = (float) b;
     nb2 += b * b;
   }
-  fl_sqdist_cols_f(cl->muf, K, yf, d, dist);
+  fl_sqdist_cols_f(cl->muf, K, K, yf, d, dist);
   sqrt_in_place(dist, K);
   const double *rad = cl->rad;
   const double shrink = 1.0 - (d + 4.0) * FL_F32_EPS;
@@ -356,16 +384,59 @@ double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *d
   return left;
 }
 
-double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, int all)
+/* With b = yc - mu and a = x - mu for a client x of the chunk's leaf (mu
+ * its center, |a| <= r its radius, |b| = rho), rounding a and b to single
+ * precision moves |x - yc| by at most u (r + rho), u = 2^-24, and the
+ * differences, squares and sum change the squared distance by a factor
+ * within 1 -+ (d + 2) u to first order.  With |x - yc| <= r + rho, the true
+ * squared distance is at least the computed one less (d + 5) u (r + rho)^2
+ * (room left for the second-order terms); the rounded 1 / (2 sigma^2) and
+ * product take off 3 u more of the exponent.  So each true similarity is
+ * at most the computed one times 1 + eta, eta = expm1 of (d + 8) u
+ * (r + rho)^2 / (2 sigma^2) + FL_EXPF_ERR (plus FL_SIM_SLACK), and the true
+ * partial gain at most the computed one plus eta times the computed
+ * similarity mass. */
+static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt,
+                           const double *yc, double *s, double *slack)
+{
+  const int d = cl->d;
+  const double *mu = cl->mu + (size_t) c->cluster * d;
+  float *yf = cl->yf + (size_t) fl_thread_id() * d;
+  double rho2 = 0.0;
+  for (int t = 0; t < d; t++) {
+    double b = yc[t] - mu[t];
+    yf[t] = (float) b;
+    rho2 += b * b;
+  }
+  fl_rbf_cols_f(cl->xf + (size_t) c->lo * d, c->hi - c->lo, cnt, yf, d, (float) cl->inv2s2, s);
+  const double *w = cl->ws + c->lo, *cover = cl->cover + c->lo;
+  double g = 0.0, mass = 0.0;
+  FL_SIMD_SUM(g, mass)
+  for (int t = 0; t < cnt; t++) {
+    double diff = s[t] - cover[t];
+    g += w[t] * (0.5 * (diff + fabs(diff)));   /* max(diff, 0), exactly */
+    mass += w[t] * s[t];
+  }
+  double reach = cl->rad[c->cluster] + sqrt(rho2);
+  double x = (d + 8.0) * (0.5 * FL_F32_EPS) * reach * reach * cl->inv2s2 + FL_EXPF_ERR
+    + FL_SIM_SLACK;
+  *slack = (x < 1.0 ? x * (1.0 + x) : expm1(x)) * mass;   /* expm1(x) <= x (1 + x) */
+  return g;
+}
+
+double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, int all,
+                              double *slack)
 {
   const fl_chunk *c = &cl->chunk[ch];
   int cnt = all ? c->hi - c->lo : c->nact;
   double s[FL_CHUNK], g = 0.0;
+  if (cl->xf) return chunk_gain_f(cl, c, cnt, yc, s, slack);
   fl_rbf_rows(cl->xs + (size_t) c->lo * cl->d, cnt, yc, cl->d, cl->inv2s2, s);
   for (int t = 0; t < cnt; t++) {
     double diff = s[t] - cl->cover[c->lo + t];
     if (diff > 0) g += cl->ws[c->lo + t] * diff;
   }
+  *slack = 0.0;
   return g;
 }
 
@@ -411,6 +482,7 @@ static void prune_chunk(fl_clusters *cl, fl_chunk *c, int tid)
     cl->cover[keep + t] = sc[t];
   }
   c->nact = keep - c->lo;
+  if (np > 0 && cl->xf) single_precision_chunk(cl, (int) (c - cl->chunk));
 }
 
 static void summarise_chunk(fl_clusters *cl, int ch)

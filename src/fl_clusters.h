@@ -34,12 +34,19 @@ typedef struct {
   int prune;               /* coverage pruning (hpc, nhpc) */
   const double *y;         /* candidates, m x d */
   double *xs;              /* n x d: clients in layout order */
+  float *xf;               /* n x d, with eps > 0 (else NULL): clients - their leaf's
+                            * center in single precision, by coordinate within each
+                            * chunk (chunk c's coordinate t at xf[lo d + t (hi - lo)]) */
   double *ws;              /* n weights in layout order */
   double *cover;           /* n coverage in layout order */
+  int K1;                  /* top-level clusters */
+  double *top;             /* K1 x d: their centers */
+  int *kbase;              /* K1 + 1: the leaves of top cluster t are kbase[t].. kbase[t + 1] - 1 */
   double *mu, *rad;        /* K x d centers, K radii (enlarged: see fl_clusters_reach) */
   double *org;             /* d: the mean of the centers */
   float *muf;              /* d x K: centers - org in single precision, by coordinate */
-  float *yf;               /* per thread, d: a candidate - org in single precision */
+  float *yf;               /* per thread, d: a candidate - org (or - a leaf's center)
+                            * in single precision */
   double *rms2;            /* K: mean squared distance of the clients to the center */
   double *lnw, *lnw_all;   /* K: log weight of the active / of all clients */
   int *first;              /* K + 1: first chunk of each cluster */
@@ -60,6 +67,10 @@ int fl_clusters_max_leaves(const fl_problem *p, const fl_control *c);
 /* Bytes fl_clusters_init allocates. */
 double fl_clusters_bytes(const fl_problem *p, const fl_control *c);
 
+/* The leaf whose center is nearest to yc among the leaves of the top-level
+ * cluster whose center is nearest (lowest index on ties). */
+int fl_clusters_locate(const fl_clusters *cl, const double *yc);
+
 /* hw[k]: an upper bound on the similarity of candidate yc to any client of
  * cluster k (the nearest point of the cluster's ball); dist[k]: the
  * distance of yc to the cluster's center, in single precision (it only
@@ -78,8 +89,11 @@ double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *d
                         double thresh, int all, unsigned char *eval);
 
 /* Partial gain of candidate yc over the active clients of chunk ch (all
- * clients when all != 0). */
-double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, int all);
+ * clients when all != 0), in single precision when cl->xf is set; *slack
+ * receives what the rounding may have taken off it (0 in double
+ * precision), so the true partial gain is at most the sum of the two. */
+double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, int all,
+                              double *slack);
 
 /* The post-selection work on one chunk for npick new facilities ypick[q]
  * (skip[q * K + k] set when pick q cannot raise any coverage in cluster k):

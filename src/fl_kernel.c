@@ -9,15 +9,18 @@
 #include <string.h>
 #include "fl_kernel.h"
 
-#define FL_EXP_XMAX 708.0   /* exp(-708) is the last normal result */
+#define FL_EXP_XMAX 746.0   /* exp(-746) rounds to 0 */
 
 /* exp(-x) for x >= 0 (+Inf included), within 1 ulp of the C library's for
- * x <= 708 and 0 beyond.  Branch-free, so loops over it vectorise: the
+ * x <= 708, and like it down into the subnormal numbers and 0 beyond 745:
+ * the exact modes' greedy choices on data where every similarity is that
+ * small must be the same.  Branch-free, so loops over it vectorise: the
  * usual x = k ln2 + r reduction (|r| <= ln2 / 2, Cody-Waite split of ln2),
  * the degree-13 Taylor polynomial of exp(r) (truncation below 1e-17), and
- * 2^k assembled in the exponent bits.  The clamp at FL_EXP_XMAX works on
- * the bit patterns, which order non-negative doubles, with only the 64-bit
- * integer operations SSE2 has. */
+ * 2^(k + 64) assembled in the exponent bits, then 2^-64 applied (exact
+ * for normal results, one rounding for subnormal ones).  The clamp at
+ * FL_EXP_XMAX works on the bit patterns, which order non-negative doubles,
+ * with only the 64-bit integer operations SSE2 has. */
 static inline double fl_exp_neg(double x)
 {
   const double log2e = 1.4426950408889634, ln2hi = 6.93147180369123816490e-01,
@@ -48,10 +51,10 @@ static inline double fl_exp_neg(double x)
   p = p * r + 1.0;
   int64_t kb, sb;
   memcpy(&kb, &kd, sizeof kd);
-  sb = ((kb - INT64_C(0x4338000000000000) + 1023) * (INT64_C(1) << 52)) & ~over;
+  sb = (kb - INT64_C(0x4338000000000000) + 1023 + 64) * (INT64_C(1) << 52);
   double scale;
   memcpy(&scale, &sb, sizeof sb);
-  return p * scale;
+  return p * scale * 0x1p-64;
 }
 
 FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restrict y, int d,
@@ -61,7 +64,7 @@ FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restric
   for (; i + 4 <= cnt; i += 4) {
     const double *restrict a = rows + (size_t) i * d;
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    FL_SIMD_SUM4(s0, s1, s2, s3)
+    FL_SIMD_SUM(s0, s1, s2, s3)
     for (int t = 0; t < d; t++) {
       double yt = y[t], e0 = a[t] - yt, e1 = a[d + t] - yt, e2 = a[2 * d + t] - yt,
         e3 = a[3 * d + t] - yt;
@@ -75,26 +78,108 @@ FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restric
   for (; i < cnt; i++) out[i] = fl_sqdist(rows + (size_t) i * d, y, d);
 }
 
-/* Points per block of fl_sqdist_cols_f(): their running sums stay in L1. */
-#define FL_COLS_BLOCK 64
+/* Squared distances of y to the FL_COLS_PAD points stored by coordinate
+ * from c (stride apart), into sum.  The points past the caller's count
+ * are read (callers pad their arrays) and ignored. */
+#if defined(__GNUC__)
+/* Eight floats, loaded from any float address: GCC's vector extension
+ * keeps the sums in registers (as plain arrays they went through memory,
+ * a store and a load per coordinate), split into two SSE2 operations
+ * where AVX2 is not there.  Coordinates two at a time: four independent
+ * sums. */
+typedef float fl_f8 __attribute__((vector_size(32), aligned(4), may_alias));
+#define load8(p) (*(const fl_f8 *) (p))
 
-FL_CLONES void fl_sqdist_cols_f(const float *cols, int cnt, const float *restrict y, int d,
-                                double *restrict out)
+static inline void sqdist_pad(const float *c, int stride, const float *restrict y, int d,
+                              float *restrict sum)
 {
-  float acc[FL_COLS_BLOCK];
-  for (int i0 = 0; i0 < cnt; i0 += FL_COLS_BLOCK) {
-    int nb = cnt - i0 < FL_COLS_BLOCK ? cnt - i0 : FL_COLS_BLOCK;
-    for (int j = 0; j < nb; j++) acc[j] = 0.0f;
-    for (int t = 0; t < d; t++) {
-      const float *restrict c = cols + (size_t) t * cnt + i0;
-      float yt = y[t];
-      FL_SIMD
-      for (int j = 0; j < nb; j++) {
-        float e = c[j] - yt;
-        acc[j] += e * e;
-      }
+  fl_f8 a0 = { 0 }, a1 = { 0 }, b0 = { 0 }, b1 = { 0 }, e;
+  int t = 0;
+  for (; t + 2 <= d; t += 2, c += 2 * (size_t) stride) {
+    float y0 = y[t], y1 = y[t + 1];
+    e = load8(c) - y0; a0 += e * e;
+    e = load8(c + 8) - y0; a1 += e * e;
+    e = load8(c + stride) - y1; b0 += e * e;
+    e = load8(c + stride + 8) - y1; b1 += e * e;
+  }
+  if (t < d) {
+    e = load8(c) - y[t]; a0 += e * e;
+    e = load8(c + 8) - y[t]; a1 += e * e;
+  }
+  a0 += b0;
+  a1 += b1;
+  memcpy(sum, &a0, sizeof a0);
+  memcpy(sum + 8, &a1, sizeof a1);
+}
+#else
+static inline void sqdist_pad(const float *c, int stride, const float *restrict y, int d,
+                              float *restrict sum)
+{
+  for (int j = 0; j < FL_COLS_PAD; j++) sum[j] = 0.0f;
+  for (int t = 0; t < d; t++, c += stride)
+    for (int j = 0; j < FL_COLS_PAD; j++) {
+      float e = c[j] - y[t];
+      sum[j] += e * e;
     }
-    for (int j = 0; j < nb; j++) out[i0 + j] = acc[j];
+}
+#endif
+
+FL_CLONES void fl_sqdist_cols_f(const float *cols, int stride, int cnt,
+                                const float *restrict y, int d, double *restrict out)
+{
+  float sum[FL_COLS_PAD];
+  for (int i0 = 0; i0 < cnt; i0 += FL_COLS_PAD) {
+    sqdist_pad(cols + i0, stride, y, d, sum);
+    int nb = cnt - i0 < FL_COLS_PAD ? cnt - i0 : FL_COLS_PAD;
+    for (int j = 0; j < nb; j++) out[i0 + j] = sum[j];
+  }
+}
+
+/* exp(-x) in single precision for 0 <= x (x >= FL_EXPF_XMAX gives
+ * exp(-FL_EXPF_XMAX), a normal number above the true value), within
+ * FL_EXPF_ERR of it relatively; branch-free, so it vectorises, 8 at a time
+ * with AVX2.  As fl_exp_neg: x = k ln2 + r (|r| <= ln2 / 2, ln2 split so
+ * that k ln2hi is exact), the degree-7 Taylor polynomial of exp(r)
+ * (truncation below 6e-9) and 2^k put in the exponent bits. */
+static inline float fl_expf_neg(float x)
+{
+  const float log2e = 1.44269504f, ln2hi = 0.693359375f, ln2lo = -2.12194440e-4f,
+    shift = 0x1.8p23f, xmax = FL_EXPF_XMAX;
+  int32_t xb, mb;   /* the clamp on the bit patterns, as in fl_exp_neg */
+  memcpy(&xb, &x, sizeof x);
+  memcpy(&mb, &xmax, sizeof xmax);
+  int32_t diff = mb - xb;
+  xb += diff & -(int32_t) ((uint32_t) diff >> 31);
+  memcpy(&x, &xb, sizeof x);
+  float kf = -x * log2e + shift;   /* round(-x / ln2) in the low bits */
+  float k = kf - shift;
+  float r = (-x - k * ln2hi) - k * ln2lo;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  int32_t kb, sb;
+  memcpy(&kb, &kf, sizeof kf);
+  sb = (int32_t) ((uint32_t) (kb - 0x4B400000 + 127) << 23);
+  float scale;
+  memcpy(&scale, &sb, sizeof sb);
+  return p * scale;
+}
+
+FL_CLONES void fl_rbf_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
+                             float inv2s2, double *restrict out)
+{
+  float sum[FL_COLS_PAD];
+  for (int i0 = 0; i0 < cnt; i0 += FL_COLS_PAD) {
+    sqdist_pad(cols + i0, stride, y, d, sum);
+    FL_SIMD
+    for (int j = 0; j < FL_COLS_PAD; j++) sum[j] = fl_expf_neg(sum[j] * inv2s2);
+    int nb = cnt - i0 < FL_COLS_PAD ? cnt - i0 : FL_COLS_PAD;
+    for (int j = 0; j < nb; j++) out[i0 + j] = sum[j];
   }
 }
 
@@ -122,3 +207,4 @@ FL_CLONES void fl_rbf_rows(const double *rows, int cnt, const double *y, int d, 
   FL_SIMD
   for (int i = 0; i < cnt; i++) out[i] = fl_exp_neg(out[i] * inv2s2);
 }
+

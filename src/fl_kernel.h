@@ -43,10 +43,22 @@ static inline double fl_rbf(const double *restrict a, const double *restrict b,
  * sweep over the coordinates. */
 void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double *out);
 /* Squared distances of y to cnt points stored by coordinate (coordinate t
- * of point i at cols[t * cnt + i]) in single precision, each returned as a
- * double: the matrix-free modes' cluster bounds, which allow for its
- * rounding (fl_clusters_reach).  Vectorised across the points. */
-void fl_sqdist_cols_f(const float *cols, int cnt, const float *y, int d, double *out);
+ * of point i at cols[t * stride + i]) in single precision, each returned
+ * as a double: the matrix-free modes' cluster bounds and their gain
+ * evaluations with eps > 0, which allow for its rounding
+ * (fl_clusters_reach, fl_clusters_chunk_gain).  Vectorised across the
+ * points; reads up to FL_COLS_PAD - 1 floats past cols[(d - 1) * stride +
+ * cnt - 1], which the caller's array must hold. */
+#define FL_COLS_PAD 16
+void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
+                      double *out);
+/* out[i] = exp(-d2_i inv2s2) for those distances, all in single
+ * precision: within FL_EXPF_ERR relatively of exp() of the computed
+ * float argument, at least exp(-FL_EXPF_XMAX). */
+#define FL_EXPF_XMAX 87.0f
+#define FL_EXPF_ERR 1e-6
+void fl_rbf_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
+                   float inv2s2, double *out);
 /* Index of the row nearest to y (the lowest on ties), its squared distance
  * into *best_d2 unless NULL: k-means and the balls' assignments. */
 int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *best_d2);

@@ -24,6 +24,7 @@ typedef struct {
   int *nitems;         /* cap: work items of each */
   int *item_ch;        /* cap x nchunks: the chunks of candidate q's items */
   double *partial;     /* cap x nchunks: partial gain of each item */
+  double *slack;       /* cap x nchunks: its rounding allowance (fl_clusters_chunk_gain) */
 } fl_mf_heap;
 
 typedef struct {

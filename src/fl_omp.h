@@ -6,8 +6,7 @@
 #include <omp.h>
 #define FL_PRAGMA(x) _Pragma(#x)
 #define FL_SIMD FL_PRAGMA(omp simd)
-#define FL_SIMD_SUM(v) FL_PRAGMA(omp simd reduction(+:v))
-#define FL_SIMD_SUM4(a, b, c, e) FL_PRAGMA(omp simd reduction(+:a, b, c, e))
+#define FL_SIMD_SUM(...) FL_PRAGMA(omp simd reduction(+:__VA_ARGS__))
 static inline int fl_thread_id(void) { return omp_get_thread_num(); }
 static inline int fl_team_size(void) { return omp_get_num_threads(); }
 typedef omp_lock_t fl_lock;
@@ -17,8 +16,7 @@ static inline void fl_lock_set(fl_lock *l) { omp_set_lock(l); }
 static inline void fl_lock_unset(fl_lock *l) { omp_unset_lock(l); }
 #else
 #define FL_SIMD
-#define FL_SIMD_SUM(v)
-#define FL_SIMD_SUM4(a, b, c, e)
+#define FL_SIMD_SUM(...)
 static inline int fl_thread_id(void) { return 0; }
 static inline int fl_team_size(void) { return 1; }
 typedef int fl_lock;

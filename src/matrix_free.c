@@ -88,7 +88,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double H = heap_count(c), b = batch_size(c), K = fl_clusters_max_leaves(p, c);
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
-    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 12.0 * nchunks
+    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 20.0 * nchunks
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
     + c->threads * (26.0 * K + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
@@ -103,7 +103,8 @@ static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch)
   s->nitems = malloc(Q * sizeof(int));
   s->item_ch = malloc(Q * nch * sizeof(int));
   s->partial = malloc(Q * nch * sizeof(double));
-  return s->pending && s->left && s->nitems && s->item_ch && s->partial
+  s->slack = malloc(Q * nch * sizeof(double));
+  return s->pending && s->left && s->nitems && s->item_ch && s->partial && s->slack
     ? FL_OK : FL_ERR_NOMEM;
 }
 
@@ -112,7 +113,7 @@ static void scratch_free(fl_mf_heap *s, int count)
   if (s)
     for (int h = 0; h < count; h++) {
       free(s[h].pending); free(s[h].left); free(s[h].nitems);
-      free(s[h].item_ch); free(s[h].partial);
+      free(s[h].item_ch); free(s[h].partial); free(s[h].slack);
     }
   free(s);
 }
@@ -258,7 +259,8 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
       pos[q]++;
       done += chunk_pairs(c, all);
       if (!mine) continue;
-      s->partial[at] = fl_clusters_chunk_gain(cl, ch, cl->y + (size_t) s->pending[q].idx * cl->d, all);
+      s->partial[at] = fl_clusters_chunk_gain(cl, ch, cl->y + (size_t) s->pending[q].idx * cl->d,
+                                              all, &s->slack[at]);
       pairs += chunk_pairs(c, all);
     }
   }
@@ -266,12 +268,17 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
 }
 
 /* Partial gains of posted candidate q added in chunk order: the same bits
- * for any lane count. */
-static double eval_total(const fl_mf_heap *s, const fl_clusters *cl, int q)
+ * for any lane count.  *ub receives an upper bound on its true gain. */
+static double eval_total(const fl_mf_heap *s, const fl_clusters *cl, int q, double *ub)
 {
   const double *partial = s->partial + (size_t) q * cl->nchunks;
-  double g = 0.0;
-  for (int t = 0; t < s->nitems[q]; t++) g += partial[t];
+  const double *slack = s->slack + (size_t) q * cl->nchunks;
+  double g = 0.0, room = s->left[q];
+  for (int t = 0; t < s->nitems[q]; t++) {
+    g += partial[t];
+    room += slack[t];
+  }
+  *ub = (g + room) * (1.0 + FL_UB_SLACK);
   return g;
 }
 
@@ -301,8 +308,7 @@ static int next_stale(fl_mf *r, int h)
 static fl_entry evaluated(fl_mf *r, const fl_mf_heap *s, int q, int round)
 {
   fl_entry e = s->pending[q];
-  double g = eval_total(s, &r->cl, q);
-  double ub = (g + s->left[q]) * (1.0 + FL_UB_SLACK);
+  double ub, g = eval_total(s, &r->cl, q, &ub);
   if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
   e.key = g;
   e.round = round;
@@ -476,8 +482,8 @@ static double record_picks(fl_mf *r, fl_result *res)
 /* Gains of the np <= FL_TEAM_BATCH candidates in r->hs[0].pending
  * against the current coverage, over all clients of the clusters whose
  * bound reaches thresh (all with a positive bound when thresh is 0: exact
- * gains), evaluated by the whole team as one group.  ub[q], when given,
- * receives an upper bound on the true gain of candidate q. */
+ * gains), evaluated by the whole team as one group, and upper bounds
+ * ub[q] on the true gains. */
 static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub)
 {
   fl_mf_heap *s = &r->hs[0];
@@ -493,10 +499,7 @@ static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub
   }
   r->thresh = keep;
   r->tcount[1] += np;
-  for (int q = 0; q < np; q++) {
-    gain[q] = eval_total(s, &r->cl, q);
-    if (ub) ub[q] = (gain[q] + s->left[q]) * (1.0 + FL_UB_SLACK);
-  }
+  for (int q = 0; q < np; q++) gain[q] = eval_total(s, &r->cl, q, &ub[q]);
 }
 
 /* Sum of the k largest upper bounds on the open candidates' gains, the
@@ -582,26 +585,59 @@ static double first_reference(fl_mf *r, int nopen)
 {
   if (r->c->eps <= 0 || nopen == 0) return 0.0;
   int ns = nopen < FL_TEAM_BATCH ? nopen : FL_TEAM_BATCH;
-  double gain[FL_TEAM_BATCH], best = 0.0;
+  double gain[FL_TEAM_BATCH], ub[FL_TEAM_BATCH], best = 0.0;
   for (int t = 0; t < ns; t++)
     r->hs[0].pending[t].idx = r->entries[(size_t) t * nopen / ns].idx;
-  team_gains(r, ns, 0.0, gain, NULL);
+  team_gains(r, ns, 0.0, gain, ub);
   for (int t = 0; t < ns; t++)
     if (gain[t] > best) best = gain[t];
   return best;
 }
 
+/* Positions 0..nopen-1 of r->entries ordered by the leaf nearest to each
+ * candidate (stable), NULL when out of memory: candidates evaluated
+ * together then visit mostly the same chunks, so a chunk read once from
+ * memory serves them all from the L1 cache (see eval_share).  The order
+ * depends only on the data, not on the thread count. */
+static int *locality_order(const fl_mf *r, int nopen)
+{
+  const fl_clusters *cl = &r->cl;
+  int *leaf = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(int));
+  int *ord = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(int));
+  int *start = calloc((size_t) cl->K + 1, sizeof(int));
+  if (!leaf || !ord || !start) {
+    free(leaf); free(ord); free(start);
+    return NULL;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->c->threads) schedule(static)
+#endif
+  for (int t = 0; t < nopen; t++)
+    leaf[t] = fl_clusters_locate(cl, cl->y + (size_t) r->entries[t].idx * cl->d);
+  for (int t = 0; t < nopen; t++) start[leaf[t] + 1]++;
+  for (int k = 0; k < cl->K; k++) start[k + 1] += start[k];
+  for (int t = 0; t < nopen; t++) ord[start[leaf[t]]++] = t;
+  free(leaf); free(start);
+  return ord;
+}
+
 /* The first evaluation of every open candidate, which round 0 would make
  * anyway (all keys are the same bound, above every gain): each thread
- * evaluates its own FL_TEAM_BATCH candidates at a time against the initial
- * coverage, so the threads never wait for each other, where nhpc's lanes
- * would meet at barriers for every few candidates.  The results are those
- * of evaluating them in round 0, in any order.  The heaps then start from
- * these gains, fresh for round 0. */
+ * evaluates FL_TEAM_BATCH candidates at a time, neighbours in
+ * locality_order(), against the initial coverage, so the threads never
+ * wait for each other, where nhpc's lanes would meet at barriers for every
+ * few candidates.  The results are those of evaluating them in round 0, in
+ * any order.  The heaps then start from these gains, fresh for round 0. */
 static int first_gains(fl_mf *r, int nopen)
 {
+  int *ord = locality_order(r, nopen);
+  if (!ord) return FL_ERR_NOMEM;
+  int status = FL_OK;
   for (int lo = 0; lo < nopen; lo += FL_FIRST_SLICE) {
-    if (lo > 0 && fl_interrupted(r->c)) return FL_INTERRUPTED;
+    if (lo > 0 && fl_interrupted(r->c)) {
+      status = FL_INTERRUPTED;
+      break;
+    }
     int hi = nopen - lo < FL_FIRST_SLICE ? nopen : lo + FL_FIRST_SLICE;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(r->c->threads) schedule(dynamic, 1)
@@ -609,13 +645,15 @@ static int first_gains(fl_mf *r, int nopen)
     for (int at = lo; at < hi; at += FL_TEAM_BATCH) {
       int tid = fl_thread_id(), np = hi - at < FL_TEAM_BATCH ? hi - at : FL_TEAM_BATCH;
       fl_mf_heap *s = &r->ts[tid];
-      memcpy(s->pending, r->entries + at, (size_t) np * sizeof(fl_entry));
+      for (int q = 0; q < np; q++) s->pending[q] = r->entries[ord[at + q]];
       s->npend = np;
       eval_share(r, s, 0, 0, 1, NULL, tid);
-      for (int q = 0; q < np; q++) r->entries[at + q] = evaluated(r, s, q, 0);
+      for (int q = 0; q < np; q++) r->entries[ord[at + q]] = evaluated(r, s, q, 0);
       r->tcount[(size_t) tid * FL_MF_PAD + 1] += np;
     }
   }
+  free(ord);
+  if (status != FL_OK) return status;
   for (int h = 0, at = 0, H = r->nheaps; h < H; h++) {   /* heap h: the h-th run */
     int size = nopen / H + (h < nopen % H);
     fl_heap_build(&r->heaps[h], r->entries + at, size);
