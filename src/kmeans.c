@@ -77,38 +77,95 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
   return FL_OK;
 }
 
+/* The centers in single precision, relative to their mean org (so that
+ * the values, and the rounding, are on the scale of the distances), by
+ * coordinate: the assignment step's fl_sqdist_cols_f() takes 8 centers at
+ * a time with AVX2, without the per-center sums of rows. */
+static void single_precision_centers(const double *centers, int K, int d, double *org,
+                                     float *cf)
+{
+  for (int t = 0; t < d; t++) {
+    double m = 0.0;
+    for (int c = 0; c < K; c++) m += centers[(size_t) c * d + t];
+    org[t] = m / K;
+    for (int c = 0; c < K; c++) cf[(size_t) t * K + c] = (float) (centers[(size_t) c * d + t] - org[t]);
+  }
+}
+
+/* Assign every point to its nearest center (the lowest on ties), by
+ * distances computed in single precision; returns how many changed (all
+ * on the first iteration).  Each point on its own: the result does not
+ * depend on the thread count. */
+static int assign_points(const double *x, int n, int d, int K, const double *org,
+                         const float *cf, int threads, float *yfs, double *d2s, int first,
+                         int *assign)
+{
+  int changed = 0;
+  (void) threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+:changed)
+#endif
+  for (int i = 0; i < n; i++) {
+    float *yf = yfs + (size_t) fl_thread_id() * d;
+    double *d2 = d2s + (size_t) fl_thread_id() * K;
+    for (int t = 0; t < d; t++) yf[t] = (float) (x[(size_t) i * d + t] - org[t]);
+    fl_sqdist_cols_f(cf, K, K, yf, d, d2);
+    int best = 0;
+    double bd = d2[0];
+    for (int c = 1; c < K; c++)
+      if (d2[c] < bd) { bd = d2[c]; best = c; }
+    if (first || best != assign[i]) changed++;
+    assign[i] = best;
+  }
+  return changed;
+}
+
+/* Coordinates per share of center_sums(): a cache line of each row. */
+#define FL_SUM_COORDS 8
+
+/* Per-cluster sums and counts of the points.  Threads take coordinates,
+ * each summed over the points in point order, so the centers never depend
+ * on the thread count. */
+static void center_sums(const double *x, int n, int d, int K, const int *assign,
+                        int threads, double *sum, int *count)
+{
+  memset(sum, 0, (size_t) K * d * sizeof(double));
+  memset(count, 0, (size_t) K * sizeof(int));
+  for (int i = 0; i < n; i++) count[assign[i]]++;
+  (void) threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+  if(threads > 1 && n >= FL_KMEANS_PAR_MIN)
+#endif
+  for (int t0 = 0; t0 < d; t0 += FL_SUM_COORDS) {
+    int t1 = d - t0 < FL_SUM_COORDS ? d : t0 + FL_SUM_COORDS;
+    for (int i = 0; i < n; i++) {
+      double *s = sum + (size_t) assign[i] * d;
+      const double *xi = x + (size_t) i * d;
+      for (int t = t0; t < t1; t++) s[t] += xi[t];
+    }
+  }
+}
+
 int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
               int threads, int *assign, double *centers)
 {
   if (seed_centers(x, n, d, K, seed, threads, centers) != FL_OK) return FL_ERR_NOMEM;
   double *sum = malloc((size_t) K * d * sizeof(double));
+  double *org = malloc((size_t) d * sizeof(double));
   int *count = malloc((size_t) K * sizeof(int));
-  if (!sum || !count) { free(sum); free(count); return FL_ERR_NOMEM; }
-  for (int it = 0; it < FL_KMEANS_ITER; it++) {
-    int changed = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+:changed)
-#endif
-    for (int i = 0; i < n; i++) {
-      int c = fl_nearest_row(centers, K, x + (size_t) i * d, d, NULL);
-      if (it == 0 || c != assign[i]) changed++;
-      assign[i] = c;
-    }
-    if (changed == 0) break;
-    /* serial sums in point order: the centers never depend on threads */
-    memset(sum, 0, (size_t) K * d * sizeof(double));
-    memset(count, 0, (size_t) K * sizeof(int));
-    for (int i = 0; i < n; i++) {
-      double *s = sum + (size_t) assign[i] * d;
-      const double *xi = x + (size_t) i * d;
-      for (int t = 0; t < d; t++) s[t] += xi[t];
-      count[assign[i]]++;
-    }
+  float *cf = calloc((size_t) K * d + FL_COLS_PAD, sizeof(float));   /* padded */
+  float *yfs = malloc((size_t) threads * d * sizeof(float));
+  double *d2s = malloc((size_t) threads * K * sizeof(double));
+  int status = sum && org && count && cf && yfs && d2s ? FL_OK : FL_ERR_NOMEM;
+  for (int it = 0; status == FL_OK && it < FL_KMEANS_ITER; it++) {
+    single_precision_centers(centers, K, d, org, cf);
+    if (assign_points(x, n, d, K, org, cf, threads, yfs, d2s, it == 0, assign) == 0) break;
+    center_sums(x, n, d, K, assign, threads, sum, count);
     for (int c = 0; c < K; c++)
       if (count[c] > 0)   /* an empty cluster keeps its center */
         for (int t = 0; t < d; t++) centers[(size_t) c * d + t] = sum[(size_t) c * d + t] / count[c];
   }
-  (void) threads;
-  free(sum); free(count);
-  return FL_OK;
+  free(sum); free(org); free(count); free(cf); free(yfs); free(d2s);
+  return status;
 }
