@@ -61,7 +61,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
   return (c->eps > 0 ? 12.0 : 8.0) * n * d    /* xs, xf */
     + 16.0 * n + 12.0 * n                      /* ws, cover; k-means scratch */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 32.0 * K + (8.0 * d + 4.0) * (top_clusters(p, c) + 1)
-    + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * d
+    + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + K)
     + nchunks * (16.0 + 32.0)
     + 8.0 * c->threads * FL_CHUNK * (d + 2);
 }
@@ -277,7 +277,8 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->ksum = malloc(K * sizeof(fl_summary));
   cl->org = malloc(d * sizeof(double));
   cl->muf = calloc(K * d + FL_COLS_PAD, sizeof(float));   /* padded */
-  cl->yf = malloc((size_t) c->threads * d * sizeof(float));
+  cl->yf_stride = (int) (d + K);
+  cl->yf = malloc((size_t) c->threads * (d + K) * sizeof(float));
   cl->scratch = malloc((size_t) c->threads * FL_CHUNK * (d + 2) * sizeof(double));
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
@@ -310,46 +311,48 @@ static inline double exp_neg_upper(double x)
   return 1.0 / p;
 }
 
-/* v[i] = sqrt(v[i]) for n values >= 0.  sqrt() may set errno, so under
- * R's flags (no -fno-math-errno) a loop over it never vectorises: SSE2
- * takes two at a time where it is there (every x86-64). */
-static void sqrt_in_place(double *v, int n)
+/* v[i] = sqrt(v[i]) for n values >= 0.  sqrtf() may set errno, so under
+ * R's flags (no -fno-math-errno) a loop over it never vectorises: SSE
+ * takes four at a time where it is there (every x86-64). */
+static void sqrtf_in_place(float *v, int n)
 {
   int i = 0;
 #ifdef __SSE2__
-  for (; i + 2 <= n; i += 2) _mm_storeu_pd(v + i, _mm_sqrt_pd(_mm_loadu_pd(v + i)));
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(v + i, _mm_sqrt_ps(_mm_loadu_ps(v + i)));
 #endif
-  for (; i < n; i++) v[i] = sqrt(v[i]);
+  for (; i < n; i++) v[i] = sqrtf(v[i]);
 }
 
 /* The distances to the centers are computed in single precision, at half
  * the cost of double: every evaluation needs all K of them, about as many
  * as the clients it visits.  With A = center - org and B = yc - org, the
  * rounding of A and B to single precision moves the distance by at most
- * FL_F32_EPS (|A| + |B|) / 2, and the squares and their sum then change
- * it by a factor within 1 -+ (d + 2) FL_F32_EPS / 4.  So the distance is
- * at least the computed one times 1 - (d + 4) FL_F32_EPS, less
- * FL_F32_EPS (|A| + |B|), at least twice the allowance each term needs;
- * the radii hold the |A| part. */
+ * FL_F32_EPS (|A| + |B|) / 2; the squares and their sum then change the
+ * squared distance by a factor within 1 -+ (d + 2) FL_F32_EPS / 2, and its
+ * square root in single precision moves the distance by another factor
+ * within 1 -+ FL_F32_EPS / 2.  So the distance is at least the computed
+ * one times 1 - (d + 5) FL_F32_EPS, less FL_F32_EPS (|A| + |B|), at least
+ * twice the allowance each term needs; the radii hold the |A| part. */
 FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw,
                                  double *dist)
 {
   const int K = cl->K, d = cl->d;
-  float *yf = cl->yf + (size_t) fl_thread_id() * d;
+  float *yf = cl->yf + (size_t) fl_thread_id() * cl->yf_stride, *df = yf + d;
   double nb2 = 0.0;
   for (int t = 0; t < d; t++) {
     double b = yc[t] - cl->org[t];
     yf[t] = (float) b;
     nb2 += b * b;
   }
-  fl_sqdist_cols_f(cl->muf, K, K, yf, d, dist);
-  sqrt_in_place(dist, K);
+  fl_sqdist_cols_f(cl->muf, K, K, yf, d, df);
+  sqrtf_in_place(df, K);
   const double *rad = cl->rad;
-  const double shrink = 1.0 - (d + 4.0) * FL_F32_EPS;
+  const double shrink = 1.0 - (d + 5.0) * FL_F32_EPS;
   const double lift = FL_F32_EPS * sqrt(nb2) * (1.0 + FL_RAD_SLACK);
   double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2;
   FL_SIMD
   for (int k = 0; k < K; k++) {
+    dist[k] = df[k];
     double gap = dist[k] * shrink - lift - rad[k];
     gap = 0.5 * (gap + fabs(gap));   /* max(gap, 0) without a branch: vectorises */
     hw[k] = exp_neg_upper(gap * gap * scale) * (1.0 + FL_SIM_SLACK);
@@ -401,7 +404,7 @@ static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt,
 {
   const int d = cl->d;
   const double *mu = cl->mu + (size_t) c->cluster * d;
-  float *yf = cl->yf + (size_t) fl_thread_id() * d;
+  float *yf = cl->yf + (size_t) fl_thread_id() * cl->yf_stride;
   double rho2 = 0.0;
   for (int t = 0; t < d; t++) {
     double b = yc[t] - mu[t];

@@ -45,8 +45,9 @@ typedef struct {
   double *mu, *rad;        /* K x d centers, K radii (enlarged: see fl_clusters_reach) */
   double *org;             /* d: the mean of the centers */
   float *muf;              /* d x K: centers - org in single precision, by coordinate */
-  float *yf;               /* per thread, d: a candidate - org (or - a leaf's center)
-                            * in single precision */
+  float *yf;               /* per thread, yf_stride: a candidate - org (or - a leaf's
+                            * center) in single precision (d), its distances (K) */
+  int yf_stride;
   double *rms2;            /* K: mean squared distance of the clients to the center */
   double *lnw, *lnw_all;   /* K: log weight of the active / of all clients */
   int *first;              /* K + 1: first chunk of each cluster */

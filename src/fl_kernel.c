@@ -125,7 +125,7 @@ static inline void sqdist_pad(const float *c, int stride, const float *restrict 
 #endif
 
 FL_CLONES void fl_sqdist_cols_f(const float *cols, int stride, int cnt,
-                                const float *restrict y, int d, double *restrict out)
+                                const float *restrict y, int d, float *restrict out)
 {
   float sum[FL_COLS_PAD];
   for (int i0 = 0; i0 < cnt; i0 += FL_COLS_PAD) {

@@ -43,15 +43,14 @@ static inline double fl_rbf(const double *restrict a, const double *restrict b,
  * sweep over the coordinates. */
 void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double *out);
 /* Squared distances of y to cnt points stored by coordinate (coordinate t
- * of point i at cols[t * stride + i]) in single precision, each returned
- * as a double: the matrix-free modes' cluster bounds and their gain
+ * of point i at cols[t * stride + i]) in single precision: the matrix-free modes' cluster bounds and their gain
  * evaluations with eps > 0, which allow for its rounding
  * (fl_clusters_reach, fl_clusters_chunk_gain).  Vectorised across the
  * points; reads up to FL_COLS_PAD - 1 floats past cols[(d - 1) * stride +
  * cnt - 1], which the caller's array must hold. */
 #define FL_COLS_PAD 16
 void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
-                      double *out);
+                      float *out);
 /* out[i] = exp(-d2_i inv2s2) for those distances, all in single
  * precision: within FL_EXPF_ERR relatively of exp() of the computed
  * float argument, at least exp(-FL_EXPF_XMAX). */

@@ -97,7 +97,7 @@ static void single_precision_centers(const double *centers, int K, int d, double
  * on the first iteration).  Each point on its own: the result does not
  * depend on the thread count. */
 static int assign_points(const double *x, int n, int d, int K, const double *org,
-                         const float *cf, int threads, float *yfs, double *d2s, int first,
+                         const float *cf, int threads, float *yfs, float *d2s, int first,
                          int *assign)
 {
   int changed = 0;
@@ -107,11 +107,11 @@ static int assign_points(const double *x, int n, int d, int K, const double *org
 #endif
   for (int i = 0; i < n; i++) {
     float *yf = yfs + (size_t) fl_thread_id() * d;
-    double *d2 = d2s + (size_t) fl_thread_id() * K;
+    float *d2 = d2s + (size_t) fl_thread_id() * K;
     for (int t = 0; t < d; t++) yf[t] = (float) (x[(size_t) i * d + t] - org[t]);
     fl_sqdist_cols_f(cf, K, K, yf, d, d2);
     int best = 0;
-    double bd = d2[0];
+    float bd = d2[0];
     for (int c = 1; c < K; c++)
       if (d2[c] < bd) { bd = d2[c]; best = c; }
     if (first || best != assign[i]) changed++;
@@ -156,7 +156,7 @@ int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
   int *count = malloc((size_t) K * sizeof(int));
   float *cf = calloc((size_t) K * d + FL_COLS_PAD, sizeof(float));   /* padded */
   float *yfs = malloc((size_t) threads * d * sizeof(float));
-  double *d2s = malloc((size_t) threads * K * sizeof(double));
+  float *d2s = malloc((size_t) threads * K * sizeof(float));
   int status = sum && org && count && cf && yfs && d2s ? FL_OK : FL_ERR_NOMEM;
   for (int it = 0; status == FL_OK && it < FL_KMEANS_ITER; it++) {
     single_precision_centers(centers, K, d, org, cf);
