@@ -339,6 +339,7 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
   const int K = cl->K, d = cl->d;
   float *yf = cl->yf + (size_t) fl_thread_id() * cl->yf_stride, *df = yf + d;
   double nb2 = 0.0;
+  FL_SIMD_SUM(nb2)
   for (int t = 0; t < d; t++) {
     double b = yc[t] - cl->org[t];
     yf[t] = (float) b;
@@ -406,6 +407,7 @@ static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt,
   const double *mu = cl->mu + (size_t) c->cluster * d;
   float *yf = cl->yf + (size_t) fl_thread_id() * cl->yf_stride;
   double rho2 = 0.0;
+  FL_SIMD_SUM(rho2)
   for (int t = 0; t < d; t++) {
     double b = yc[t] - mu[t];
     yf[t] = (float) b;

@@ -127,11 +127,12 @@ static inline void sqdist_pad(const float *c, int stride, const float *restrict 
 FL_CLONES void fl_sqdist_cols_f(const float *cols, int stride, int cnt,
                                 const float *restrict y, int d, float *restrict out)
 {
-  float sum[FL_COLS_PAD];
-  for (int i0 = 0; i0 < cnt; i0 += FL_COLS_PAD) {
+  int i0 = 0;
+  for (; i0 + FL_COLS_PAD <= cnt; i0 += FL_COLS_PAD) sqdist_pad(cols + i0, stride, y, d, out + i0);
+  if (i0 < cnt) {
+    float sum[FL_COLS_PAD];
     sqdist_pad(cols + i0, stride, y, d, sum);
-    int nb = cnt - i0 < FL_COLS_PAD ? cnt - i0 : FL_COLS_PAD;
-    for (int j = 0; j < nb; j++) out[i0 + j] = sum[j];
+    memcpy(out + i0, sum, (size_t) (cnt - i0) * sizeof(float));
   }
 }
 
@@ -170,16 +171,19 @@ static inline float fl_expf_neg(float x)
   return p * scale;
 }
 
+/* Points per block of fl_rbf_cols_f(): the exp() loop then runs over
+ * several vectors, whose polynomial chains overlap. */
+#define FL_RBF_BLOCK 64
+
 FL_CLONES void fl_rbf_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
                              float inv2s2, double *restrict out)
 {
-  float sum[FL_COLS_PAD];
-  for (int i0 = 0; i0 < cnt; i0 += FL_COLS_PAD) {
-    sqdist_pad(cols + i0, stride, y, d, sum);
+  float d2[FL_RBF_BLOCK];
+  for (int i0 = 0; i0 < cnt; i0 += FL_RBF_BLOCK) {
+    int nb = cnt - i0 < FL_RBF_BLOCK ? cnt - i0 : FL_RBF_BLOCK;
+    for (int j0 = 0; j0 < nb; j0 += FL_COLS_PAD) sqdist_pad(cols + i0 + j0, stride, y, d, d2 + j0);
     FL_SIMD
-    for (int j = 0; j < FL_COLS_PAD; j++) sum[j] = fl_expf_neg(sum[j] * inv2s2);
-    int nb = cnt - i0 < FL_COLS_PAD ? cnt - i0 : FL_COLS_PAD;
-    for (int j = 0; j < nb; j++) out[i0 + j] = sum[j];
+    for (int j = 0; j < nb; j++) out[i0 + j] = fl_expf_neg(d2[j] * inv2s2);
   }
 }
 
