@@ -72,7 +72,14 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #' the cluster bounds of every client a gain evaluation skipped. The
 #' distances behind those cluster bounds are computed in single precision
 #' (each evaluation needs one per leaf) and enlarged by their worst-case
-#' rounding; gains, `objective` and `bound` are double precision.
+#' rounding. With `eps > 0` (the default), gain evaluations also run in
+#' single precision (faster; see NEWS): each similarity is computed from
+#' the client's and candidate's offsets to their leaf's centre, and every
+#' upper bound adds the worst-case rounding of what was evaluated, so
+#' `bound` stays a true bound. With `eps = 0` gains are evaluated in double
+#' precision, which `batch = 1, eps = 0, tau = 1` needs to reproduce exact
+#' greedy. `objective`, the gains reported in `gains` and `bound` are always
+#' double precision.
 #'
 #' @param X Numeric matrix or all-numeric data frame, one client per row.
 #'   May be omitted when `similarity` is given.

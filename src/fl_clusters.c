@@ -61,9 +61,9 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
   return (c->eps > 0 ? 12.0 : 8.0) * n * d    /* xs, xf */
     + 16.0 * n + 12.0 * n                      /* ws, cover; k-means scratch */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 32.0 * K + (8.0 * d + 4.0) * (top_clusters(p, c) + 1)
-    + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + K)
+    + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + K + 32)
     + nchunks * (16.0 + 32.0)
-    + 8.0 * c->threads * FL_CHUNK * (d + 2);
+    + 8.0 * c->threads * (FL_CHUNK * (d + 2) + 16);
 }
 
 void fl_clusters_free(fl_clusters *cl)
@@ -277,9 +277,10 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->ksum = malloc(K * sizeof(fl_summary));
   cl->org = malloc(d * sizeof(double));
   cl->muf = calloc(K * d + FL_COLS_PAD, sizeof(float));   /* padded */
-  cl->yf_stride = (int) (d + K);
-  cl->yf = malloc((size_t) c->threads * (d + K) * sizeof(float));
-  cl->scratch = malloc((size_t) c->threads * FL_CHUNK * (d + 2) * sizeof(double));
+  cl->yf_stride = fl_thread_stride(d + K, sizeof(float));
+  cl->yf = malloc(c->threads * cl->yf_stride * sizeof(float));
+  cl->scratch = malloc(c->threads * fl_thread_stride(FL_CHUNK * (d + 2), sizeof(double)) *
+                      sizeof(double));
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
   if (cl->xs && (cl->xf || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase && cl->mu && cl->rad &&
@@ -469,7 +470,7 @@ static void move_client(fl_clusters *cl, int a, int b)
 static void prune_chunk(fl_clusters *cl, fl_chunk *c, int tid)
 {
   int d = cl->d, keep = c->lo, np = 0;
-  double *sx = cl->scratch + (size_t) tid * FL_CHUNK * (d + 2);
+  double *sx = cl->scratch + tid * fl_thread_stride((size_t) FL_CHUNK * (d + 2), sizeof(double));
   double *sw = sx + (size_t) FL_CHUNK * d, *sc = sw + FL_CHUNK;
   for (int i = c->lo; i < c->lo + c->nact; i++) {
     if (cl->cover[i] > cl->tau) {

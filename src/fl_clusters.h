@@ -47,7 +47,7 @@ typedef struct {
   float *muf;              /* d x K: centers - org in single precision, by coordinate */
   float *yf;               /* per thread, yf_stride: a candidate - org (or - a leaf's
                             * center) in single precision (d), its distances (K) */
-  int yf_stride;
+  size_t yf_stride;
   double *rms2;            /* K: mean squared distance of the clients to the center */
   double *lnw, *lnw_all;   /* K: log weight of the active / of all clients */
   int *first;              /* K + 1: first chunk of each cluster */

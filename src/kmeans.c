@@ -106,8 +106,8 @@ static int assign_points(const double *x, int n, int d, int K, const double *org
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+:changed)
 #endif
   for (int i = 0; i < n; i++) {
-    float *yf = yfs + (size_t) fl_thread_id() * d;
-    float *d2 = d2s + (size_t) fl_thread_id() * K;
+    float *yf = yfs + fl_thread_id() * fl_thread_stride(d, sizeof(float));
+    float *d2 = d2s + fl_thread_id() * fl_thread_stride(K, sizeof(float));
     for (int t = 0; t < d; t++) yf[t] = (float) (x[(size_t) i * d + t] - org[t]);
     fl_sqdist_cols_f(cf, K, K, yf, d, d2);
     int best = 0;
@@ -155,8 +155,8 @@ int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
   double *org = malloc((size_t) d * sizeof(double));
   int *count = malloc((size_t) K * sizeof(int));
   float *cf = calloc((size_t) K * d + FL_COLS_PAD, sizeof(float));   /* padded */
-  float *yfs = malloc((size_t) threads * d * sizeof(float));
-  float *d2s = malloc((size_t) threads * K * sizeof(float));
+  float *yfs = malloc(threads * fl_thread_stride(d, sizeof(float)) * sizeof(float));
+  float *d2s = malloc(threads * fl_thread_stride(K, sizeof(float)) * sizeof(float));
   int status = sum && org && count && cf && yfs && d2s ? FL_OK : FL_ERR_NOMEM;
   for (int it = 0; status == FL_OK && it < FL_KMEANS_ITER; it++) {
     single_precision_centers(centers, K, d, org, cf);

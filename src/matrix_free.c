@@ -91,7 +91,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
     + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 20.0 * nchunks
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
-    + c->threads * (26.0 * K + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
+    + c->threads * (26.0 * K + 512.0 + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
 }
 
 /* Evaluation scratch for up to Q candidates at once. */
@@ -154,10 +154,10 @@ static int mf_alloc(fl_mf *r)
   r->distpick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
-  r->tpos = malloc(T * (size_t) r->qmax * sizeof(int));
-  r->thw = malloc(T * K * sizeof(double));
-  r->tdist = malloc(T * K * sizeof(double));
-  r->teval = malloc(T * K);
+  r->tpos = malloc(T * fl_thread_stride(r->qmax, sizeof(int)) * sizeof(int));
+  r->thw = malloc(T * fl_thread_stride(K, sizeof(double)) * sizeof(double));
+  r->tdist = malloc(T * fl_thread_stride(K, sizeof(double)) * sizeof(double));
+  r->teval = malloc(T * fl_thread_stride(K, 1));
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
@@ -197,8 +197,9 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
   size_t K = (size_t) cl->K;
-  double *hw = r->thw + tid * K, *dist = r->tdist + tid * K;
-  unsigned char *eval = r->teval + tid * K;
+  double *hw = r->thw + tid * fl_thread_stride(K, sizeof(double));
+  double *dist = r->tdist + tid * fl_thread_stride(K, sizeof(double));
+  unsigned char *eval = r->teval + tid * fl_thread_stride(K, 1);
   fl_clusters_reach(cl, cl->y + (size_t) s->pending[q].idx * cl->d, hw, dist);
   s->left[q] = fl_clusters_plan(cl, hw, dist, r->thresh, all, eval);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
@@ -246,7 +247,7 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
   for (int q = 0; q < np; q++)
     for (int t = 0; t < s->nitems[q]; t++)
       total += chunk_pairs(&cl->chunk[s->item_ch[(size_t) q * nch + t]], all);
-  int *pos = r->tpos + (size_t) tid * r->qmax;
+  int *pos = r->tpos + tid * fl_thread_stride(r->qmax, sizeof(int));
   for (int q = 0; q < np; q++) pos[q] = 0;
   double pairs = 0.0;
   for (int ch; (ch = next_chunk(s, pos, nch)) >= 0;) {
