@@ -122,10 +122,13 @@ int fl_knn(const double *x, int n, const double *y, int m, int d, int k,
   if (k < 1 || k > m || n < 0 || d < 1 || threads < 1) return FL_ERR_ARG;
   fl_balls b;
   if (fl_balls_build(&b, y, m, d, balls_for(m), threads) != FL_OK) return FL_ERR_NOMEM;
-  size_t g = (size_t) b.nball;
-  double *dq = malloc(sizeof(double) * g * threads);
-  knn_ball *order = malloc(sizeof(knn_ball) * g * threads);
-  knn_hit *hits = malloc(sizeof(knn_hit) * (size_t) k * threads);
+  /* per thread, a cache line apart (knn_ball and knn_hit take 16 bytes) */
+  size_t sq = fl_thread_stride((size_t) b.nball, sizeof(double));
+  size_t sb = fl_thread_stride((size_t) b.nball, sizeof(knn_ball));
+  size_t sh = fl_thread_stride((size_t) k, sizeof(knn_hit));
+  double *dq = malloc(sizeof(double) * sq * threads);
+  knn_ball *order = malloc(sizeof(knn_ball) * sb * threads);
+  knn_hit *hits = malloc(sizeof(knn_hit) * sh * threads);
   if (!dq || !order || !hits) {
     free(dq); free(order); free(hits); fl_balls_free(&b);
     return FL_ERR_NOMEM;
@@ -143,8 +146,8 @@ int fl_knn(const double *x, int n, const double *y, int m, int d, int k,
 #endif
     for (int t = 0; t < n; t++) {
       int i = same ? b.member[t] : t;
-      query(&b, same ? b.xs + (size_t) t * d : x + (size_t) i * d, k, dq + g * me,
-            order + g * me, hits + (size_t) k * me, nbr + (size_t) i * k,
+      query(&b, same ? b.xs + (size_t) t * d : x + (size_t) i * d, k, dq + sq * me,
+            order + sb * me, hits + sh * me, nbr + (size_t) i * k,
             dist2 + (size_t) i * k);
     }
   }
