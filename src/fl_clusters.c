@@ -402,7 +402,7 @@ double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *d
  * partial gain at most the computed one plus eta times the computed
  * similarity mass. */
 static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt,
-                           const double *yc, double *s, double *slack)
+                           const double *yc, double *slack)
 {
   const int d = cl->d;
   const double *mu = cl->mu + (size_t) c->cluster * d;
@@ -414,15 +414,8 @@ static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt,
     yf[t] = (float) b;
     rho2 += b * b;
   }
-  fl_rbf_cols_f(cl->xf + (size_t) c->lo * d, c->hi - c->lo, cnt, yf, d, (float) cl->inv2s2, s);
-  const double *w = cl->ws + c->lo, *cover = cl->cover + c->lo;
-  double g = 0.0, mass = 0.0;
-  FL_SIMD_SUM(g, mass)
-  for (int t = 0; t < cnt; t++) {
-    double diff = s[t] - cover[t];
-    g += w[t] * (0.5 * (diff + fabs(diff)));   /* max(diff, 0), exactly */
-    mass += w[t] * s[t];
-  }
+  double mass, g = fl_gain_cols_f(cl->xf + (size_t) c->lo * d, c->hi - c->lo, cnt, yf, d,
+                                  (float) cl->inv2s2, cl->ws + c->lo, cl->cover + c->lo, &mass);
   double reach = cl->rad[c->cluster] + sqrt(rho2);
   double x = (d + 8.0) * (0.5 * FL_F32_EPS) * reach * reach * cl->inv2s2 + FL_EXPF_ERR
     + FL_SIM_SLACK;
@@ -435,8 +428,8 @@ double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, i
 {
   const fl_chunk *c = &cl->chunk[ch];
   int cnt = all ? c->hi - c->lo : c->nact;
+  if (cl->xf) return chunk_gain_f(cl, c, cnt, yc, slack);
   double s[FL_CHUNK], g = 0.0;
-  if (cl->xf) return chunk_gain_f(cl, c, cnt, yc, s, slack);
   fl_rbf_rows(cl->xs + (size_t) c->lo * cl->d, cnt, yc, cl->d, cl->inv2s2, s);
   for (int t = 0; t < cnt; t++) {
     double diff = s[t] - cl->cover[c->lo + t];

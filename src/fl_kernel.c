@@ -171,20 +171,29 @@ static inline float fl_expf_neg(float x)
   return p * scale;
 }
 
-/* Points per block of fl_rbf_cols_f(): the exp() loop then runs over
+/* Clients per block of fl_gain_cols_f(): the exp() loop then runs over
  * several vectors, whose polynomial chains overlap. */
-#define FL_RBF_BLOCK 64
+#define FL_GAIN_BLOCK 64
 
-FL_CLONES void fl_rbf_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
-                             float inv2s2, double *restrict out)
+FL_CLONES double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
+                                float inv2s2, const double *w, const double *cover,
+                                double *mass)
 {
-  float d2[FL_RBF_BLOCK];
-  for (int i0 = 0; i0 < cnt; i0 += FL_RBF_BLOCK) {
-    int nb = cnt - i0 < FL_RBF_BLOCK ? cnt - i0 : FL_RBF_BLOCK;
+  float d2[FL_GAIN_BLOCK];
+  double g = 0.0, m = 0.0;
+  for (int i0 = 0; i0 < cnt; i0 += FL_GAIN_BLOCK) {
+    int nb = cnt - i0 < FL_GAIN_BLOCK ? cnt - i0 : FL_GAIN_BLOCK;
     for (int j0 = 0; j0 < nb; j0 += FL_COLS_PAD) sqdist_pad(cols + i0 + j0, stride, y, d, d2 + j0);
-    FL_SIMD
-    for (int j = 0; j < nb; j++) out[i0 + j] = fl_expf_neg(d2[j] * inv2s2);
+    const double *wb = w + i0, *cb = cover + i0;
+    FL_SIMD_SUM(g, m)
+    for (int j = 0; j < nb; j++) {
+      double s = fl_expf_neg(d2[j] * inv2s2), diff = s - cb[j];
+      g += wb[j] * (0.5 * (diff + fabs(diff)));   /* max(diff, 0), exactly */
+      m += wb[j] * s;
+    }
   }
+  *mass = m;
+  return g;
 }
 
 /* Rows are scanned in blocks of this many (distances on the stack). */

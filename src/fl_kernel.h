@@ -51,13 +51,14 @@ void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double 
 #define FL_COLS_PAD 16
 void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
                       float *out);
-/* out[i] = exp(-d2_i inv2s2) for those distances, all in single
- * precision: within FL_EXPF_ERR relatively of exp() of the computed
- * float argument, at least exp(-FL_EXPF_XMAX). */
+/* The partial gain sum_i w_i max(0, s_i - cover_i) of y over cnt clients
+ * stored so, with s_i = exp(-d2_i inv2s2) computed in single precision
+ * (within FL_EXPF_ERR relatively of exp() of the computed float argument,
+ * at least exp(-FL_EXPF_XMAX)); *mass receives sum_i w_i s_i. */
 #define FL_EXPF_XMAX 87.0f
 #define FL_EXPF_ERR 1e-6
-void fl_rbf_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
-                   float inv2s2, double *out);
+double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
+                      float inv2s2, const double *w, const double *cover, double *mass);
 /* Index of the row nearest to y (the lowest on ties), its squared distance
  * into *best_d2 unless NULL: k-means and the balls' assignments. */
 int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *best_d2);
