@@ -4,13 +4,13 @@
 #ifndef FL_BARRIER_H
 #define FL_BARRIER_H
 
-#define FL_CACHE_LINE 64
+#include "fl_omp.h"   /* FL_LINE */
 
 typedef struct {
   int count;
-  char pad1[FL_CACHE_LINE - sizeof(int)];
+  char pad1[FL_LINE - sizeof(int)];
   int sense;
-  char pad2[FL_CACHE_LINE - sizeof(int)];
+  char pad2[FL_LINE - sizeof(int)];
 } fl_barrier;
 
 void fl_barrier_init(fl_barrier *b);
