@@ -58,7 +58,10 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #' matrix-free modes relax greedy through `control` (batches, pruning) and
 #' stay within 0.1% of its objective on the benchmark data; with
 #' `facility_control(batch = 1, eps = 0, tau = 1)` they are exact too, for
-#' any number of threads.
+#' any number of threads, up to ties within rounding: they add the same
+#' similarities in another order, with an `exp()` within one unit in the
+#' last place of the C library's, so two candidates whose gains differ
+#' only in the last bits may be taken in either order.
 #'
 #' Under relaxed settings the matrix-free modes can give a different answer
 #' for a different number of threads (never for the same one): the

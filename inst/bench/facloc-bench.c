@@ -230,7 +230,7 @@ static int fake_interrupt(void *ctx)
 }
 
 typedef struct {
-  long cases, solves, skipped, failures, nomem, interrupts;
+  long cases, solves, skipped, failures, nomem, interrupts, ties;
 } fuzz_stats;
 
 static fuzz_stats stats;
@@ -263,6 +263,23 @@ static int same_selection(const run_out *a, const run_out *b)
   if (a->r.nselected != b->r.nselected) return 0;
   for (int t = 0; t < a->r.nselected; t++)
     if (a->sel[t] != b->sel[t]) return 0;
+  return 1;
+}
+
+/* a selects what greedy reference ref selects, up to a tie within
+ * rounding: at the first difference both picks gained the same to 1e-12
+ * (the matrix-free modes sum the same similarities in another order, with
+ * an exp() within 1 ulp of the C library's, so a pair of candidates whose
+ * gains differ in the last bit may be ordered either way). */
+static int greedy_equivalent(const run_out *a, const run_out *ref)
+{
+  if (same_selection(a, ref)) return 1;
+  int t = 0;
+  while (t < a->r.nselected && t < ref->r.nselected && a->sel[t] == ref->sel[t]) t++;
+  if (t == a->r.nselected || t == ref->r.nselected) return 0;
+  double ga = a->gains[t], gr = ref->gains[t];
+  if (fabs(ga - gr) > 1e-12 * fabs(gr)) return 0;
+  stats.ties++;
   return 1;
 }
 
@@ -464,7 +481,8 @@ static void check_reach(const instance *in)
  *  1. every mode, threads 1..3: check_result();
  *  2. exact modes g, c, dc select exactly the same candidates for every
  *     thread count, from points and from the dense matrix;
- *  3. matrix-free modes with batch 1, eps 0, tau 1 select what g selects;
+ *  3. matrix-free modes with batch 1, eps 0, tau 1 select what g selects,
+ *     up to ties within rounding (greedy_equivalent());
  *  4. relaxed runs are deterministic for a fixed thread count, and their
  *     objective is at most g's bound;
  *  5. an allocation failure anywhere returns FL_ERR_NOMEM (or succeeds when
@@ -499,7 +517,7 @@ static void fuzz_one(void)
       if (!exact && o.status == FL_ERR_ARG) { stats.skipped++; continue; }  /* not built yet */
       if (o.status != FL_OK) { FAIL("%s: status %d", what, o.status); continue; }
       check_result(&in.p, &c, &o, what);
-      if (exact_run && !same_selection(&o, &ref)) FAIL("%s: selection differs from g", what);
+      if (exact_run && !greedy_equivalent(&o, &ref)) FAIL("%s: selection differs from g", what);
       if (!(o.r.objective <= ref.r.bound * (1 + 1e-12)))
         FAIL("%s: objective %.17g above g's bound %.17g", what, o.r.objective, ref.r.bound);
       run(&in.p, &c, &o2);
@@ -523,7 +541,7 @@ static void fuzz_one(void)
         else if (o2.status != FL_OK) FAIL("%s: status %d after failed allocation %ld", what, o2.status, fail);
         else {
           check_result(&in.p, &c, &o2, what);
-          if (exact_run && !same_selection(&o2, &ref))
+          if (exact_run && !same_selection(&o2, &o))
             FAIL("%s: wrong answer after failed allocation %ld", what, fail);
         }
       }
@@ -555,8 +573,9 @@ static int fuzz(long iterations)
 {
   for (long it = 0; it < iterations; it++) fuzz_one();
   printf("fuzz: %ld cases, %ld solves, %ld skipped (mode not built), %ld injected "
-         "allocation failures, %ld interrupts, %ld failures\n", stats.cases, stats.solves,
-         stats.skipped, stats.nomem, stats.interrupts, stats.failures);
+         "allocation failures, %ld interrupts, %ld ties within rounding, %ld failures\n",
+         stats.cases, stats.solves, stats.skipped, stats.nomem, stats.interrupts, stats.ties,
+         stats.failures);
   return stats.failures > 0;
 }
 
