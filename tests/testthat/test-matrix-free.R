@@ -96,6 +96,25 @@ test_that("pruned settings keep the bound above the brute-force optimum", {
   }
 })
 
+test_that("single-precision evaluations far from the origin keep the bound", {
+  # eps > 0 evaluates gains in single precision from offsets to the leaf
+  # centers; shifted far from 0, the bound must still cover the optimum
+  for (seed in 1:3) {
+    set.seed(seed)
+    X <- matrix(rnorm(16 * 3), ncol = 3)
+    for (shift in c(0, 1e4, -3e6)) {
+      opt <- ref_optimum(ref_similarity(X + shift, sigma = 0.7), 3)
+      for (mode in mf_modes) {
+        fit <- facility_greedy(X + shift, 3, mode = mode, sigma = 0.7, threads = 2,
+                               control = facility_control(batch = 1, eps = 0.3, clusters = 2))
+        expect_gte(fit$bound, opt * (1 - 1e-12))
+        expect_lte(fit$objective, opt * (1 + 1e-9))
+        expect_gte(fit$objective, 0.9 * opt)
+      }
+    }
+  }
+})
+
 test_that("rounds of several picks over many heaps keep greedy's order", {
   # k = 60: batches of 3 picks; at 2 threads hc and hpc deal the candidates
   # to 8 heaps and refresh them in two phases (one fresh entry each, then
