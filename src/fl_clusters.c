@@ -121,22 +121,16 @@ static int layout(fl_clusters *cl, const fl_problem *p, const int *assign)
   return FL_OK;
 }
 
-/* The centers in single precision, relative to their mean (so that the
- * values, and the rounding, are on the scale of the distances), and each
- * radius enlarged by the rounding allowance of its center (see
- * fl_clusters_reach). */
+/* The centers for fl_clusters_reach(), and each radius enlarged by the
+ * rounding allowance of its center there. */
 static void single_precision_centers(fl_clusters *cl)
 {
   const int K = cl->K, d = cl->d;
-  for (int t = 0; t < d; t++) cl->org[t] = 0.0;
-  for (int k = 0; k < K; k++)
-    for (int t = 0; t < d; t++) cl->org[t] += cl->mu[(size_t) k * d + t];
-  for (int t = 0; t < d; t++) cl->org[t] /= K > 0 ? K : 1;
+  fl_centers_cols_f(cl->mu, K, d, cl->org, cl->muf);
   for (int k = 0; k < K; k++) {
     double norm2 = 0.0;
     for (int t = 0; t < d; t++) {
       double a = cl->mu[(size_t) k * d + t] - cl->org[t];
-      cl->muf[(size_t) t * K + k] = (float) a;
       norm2 += a * a;
     }
     cl->rad[k] += FL_F32_EPS * sqrt(norm2) * (1.0 + FL_RAD_SLACK);
@@ -283,10 +277,10 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
                       sizeof(double));
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
-  if (cl->xs && (cl->xf || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase && cl->mu && cl->rad &&
-      cl->rms2 && cl->lnw && cl->lnw_all && cl->first && cl->ksum && cl->org && cl->muf && cl->yf &&
-      cl->scratch && assign && build_leaves(cl, p, c, assign) == FL_OK &&
-      layout(cl, p, assign) == FL_OK) {
+  if (cl->xs && (cl->xf || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase &&
+      cl->mu && cl->rad && cl->rms2 && cl->lnw && cl->lnw_all && cl->first && cl->ksum &&
+      cl->org && cl->muf && cl->yf && cl->scratch && assign &&
+      build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
     single_precision_centers(cl);
     for (int ch = 0; cl->xf && ch < cl->nchunks; ch++) single_precision_chunk(cl, ch);
     status = open_initial(cl, p);
@@ -339,13 +333,7 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
 {
   const int K = cl->K, d = cl->d;
   float *yf = cl->yf + (size_t) fl_thread_id() * cl->yf_stride, *df = yf + d;
-  double nb2 = 0.0;
-  FL_SIMD_SUM(nb2)
-  for (int t = 0; t < d; t++) {
-    double b = yc[t] - cl->org[t];
-    yf[t] = (float) b;
-    nb2 += b * b;
-  }
+  double nb2 = fl_offset_f(yc, cl->org, d, yf);
   fl_sqdist_cols_f(cl->muf, K, K, yf, d, df);
   sqrtf_in_place(df, K);
   const double *rad = cl->rad;
@@ -356,7 +344,7 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
   for (int k = 0; k < K; k++) {
     dist[k] = df[k];
     double gap = dist[k] * shrink - lift - rad[k];
-    gap = 0.5 * (gap + fabs(gap));   /* max(gap, 0) without a branch: vectorises */
+    gap = fl_positive(gap);
     hw[k] = exp_neg_upper(gap * gap * scale) * (1.0 + FL_SIM_SLACK);
   }
 }
@@ -407,13 +395,7 @@ static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt,
   const int d = cl->d;
   const double *mu = cl->mu + (size_t) c->cluster * d;
   float *yf = cl->yf + (size_t) fl_thread_id() * cl->yf_stride;
-  double rho2 = 0.0;
-  FL_SIMD_SUM(rho2)
-  for (int t = 0; t < d; t++) {
-    double b = yc[t] - mu[t];
-    yf[t] = (float) b;
-    rho2 += b * b;
-  }
+  double rho2 = fl_offset_f(yc, mu, d, yf);
   double mass, g = fl_gain_cols_f(cl->xf + (size_t) c->lo * d, c->hi - c->lo, cnt, yf, d,
                                   (float) cl->inv2s2, cl->ws + c->lo, cl->cover + c->lo, &mass);
   double reach = cl->rad[c->cluster] + sqrt(rho2);

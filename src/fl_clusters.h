@@ -41,7 +41,7 @@ typedef struct {
   double *cover;           /* n coverage in layout order */
   int K1;                  /* top-level clusters */
   double *top;             /* K1 x d: their centers */
-  int *kbase;              /* K1 + 1: the leaves of top cluster t are kbase[t].. kbase[t + 1] - 1 */
+  int *kbase;              /* K1 + 1: top cluster t's leaves are kbase[t]..kbase[t + 1] - 1 */
   double *mu, *rad;        /* K x d centers, K radii (enlarged: see fl_clusters_reach) */
   double *org;             /* d: the mean of the centers */
   float *muf;              /* d x K: centers - org in single precision, by coordinate */

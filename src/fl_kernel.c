@@ -136,6 +136,17 @@ FL_CLONES void fl_sqdist_cols_f(const float *cols, int stride, int cnt,
   }
 }
 
+void fl_centers_cols_f(const double *centers, int K, int d, double *org, float *cols)
+{
+  for (int t = 0; t < d; t++) {
+    double m = 0.0;
+    for (int c = 0; c < K; c++) m += centers[(size_t) c * d + t];
+    org[t] = m / (K > 0 ? K : 1);
+    for (int c = 0; c < K; c++)
+      cols[(size_t) t * K + c] = (float) (centers[(size_t) c * d + t] - org[t]);
+  }
+}
+
 /* exp(-x) in single precision for 0 <= x (x >= FL_EXPF_XMAX gives
  * exp(-FL_EXPF_XMAX), a normal number above the true value), within
  * FL_EXPF_ERR of it relatively; branch-free, so it vectorises, 8 at a time
@@ -188,7 +199,7 @@ FL_CLONES double fl_gain_cols_f(const float *cols, int stride, int cnt, const fl
     FL_SIMD_SUM(g, m)
     for (int j = 0; j < nb; j++) {
       double s = fl_expf_neg(d2[j] * inv2s2), diff = s - cb[j];
-      g += wb[j] * (0.5 * (diff + fabs(diff)));   /* max(diff, 0), exactly */
+      g += wb[j] * fl_positive(diff);
       m += wb[j] * s;
     }
   }
@@ -220,4 +231,3 @@ FL_CLONES void fl_rbf_rows(const double *rows, int cnt, const double *y, int d, 
   FL_SIMD
   for (int i = 0; i < cnt; i++) out[i] = fl_exp_neg(out[i] * inv2s2);
 }
-

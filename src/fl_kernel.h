@@ -39,18 +39,44 @@ static inline double fl_rbf(const double *restrict a, const double *restrict b,
   return exp(-fl_sqdist(a, b, d) * inv2s2);
 }
 
+/* max(v, 0), exactly, without a branch: loops over it vectorise. */
+static inline double fl_positive(double v)
+{
+  return 0.5 * (v + fabs(v));
+}
+
+/* out = y - ref in single precision (d values); returns |y - ref|^2 in
+ * double precision. */
+static inline double fl_offset_f(const double *restrict y, const double *restrict ref,
+                                 int d, float *restrict out)
+{
+  double norm2 = 0.0;
+  FL_SIMD_SUM(norm2)
+  for (int t = 0; t < d; t++) {
+    double b = y[t] - ref[t];
+    out[t] = (float) b;
+    norm2 += b * b;
+  }
+  return norm2;
+}
+
 /* Squared distances of y to cnt rows (row-major, d columns), four rows per
  * sweep over the coordinates. */
 void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double *out);
 /* Squared distances of y to cnt points stored by coordinate (coordinate t
- * of point i at cols[t * stride + i]) in single precision: the matrix-free modes' cluster bounds and their gain
- * evaluations with eps > 0, which allow for its rounding
- * (fl_clusters_reach, fl_clusters_chunk_gain).  Vectorised across the
- * points; reads up to FL_COLS_PAD - 1 floats past cols[(d - 1) * stride +
- * cnt - 1], which the caller's array must hold. */
+ * of point i at cols[t * stride + i]) in single precision: k-means, the
+ * matrix-free modes' cluster bounds and their gain evaluations with
+ * eps > 0, which allow for its rounding (fl_clusters_reach,
+ * fl_clusters_chunk_gain).  Vectorised across the points; reads up to
+ * FL_COLS_PAD - 1 floats past cols[(d - 1) * stride + cnt - 1], which the
+ * caller's array must hold. */
 #define FL_COLS_PAD 16
 void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
                       float *out);
+/* The K centers (K x d, row-major) as cols for fl_sqdist_cols_f(): each
+ * minus their mean org (d), so that the values, and the rounding, are on
+ * the scale of the distances, in single precision, by coordinate (d x K). */
+void fl_centers_cols_f(const double *centers, int K, int d, double *org, float *cols);
 /* The partial gain sum_i w_i max(0, s_i - cover_i) of y over cnt clients
  * stored so, with s_i = exp(-d2_i inv2s2) computed in single precision
  * (within FL_EXPF_ERR relatively of exp() of the computed float argument,

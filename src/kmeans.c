@@ -77,21 +77,6 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
   return FL_OK;
 }
 
-/* The centers in single precision, relative to their mean org (so that
- * the values, and the rounding, are on the scale of the distances), by
- * coordinate: the assignment step's fl_sqdist_cols_f() takes 8 centers at
- * a time with AVX2, without the per-center sums of rows. */
-static void single_precision_centers(const double *centers, int K, int d, double *org,
-                                     float *cf)
-{
-  for (int t = 0; t < d; t++) {
-    double m = 0.0;
-    for (int c = 0; c < K; c++) m += centers[(size_t) c * d + t];
-    org[t] = m / K;
-    for (int c = 0; c < K; c++) cf[(size_t) t * K + c] = (float) (centers[(size_t) c * d + t] - org[t]);
-  }
-}
-
 /* Assign every point to its nearest center (the lowest on ties), by
  * distances computed in single precision; returns how many changed (all
  * on the first iteration).  Each point on its own: the result does not
@@ -108,7 +93,7 @@ static int assign_points(const double *x, int n, int d, int K, const double *org
   for (int i = 0; i < n; i++) {
     float *yf = yfs + fl_thread_id() * fl_thread_stride(d, sizeof(float));
     float *d2 = d2s + fl_thread_id() * fl_thread_stride(K, sizeof(float));
-    for (int t = 0; t < d; t++) yf[t] = (float) (x[(size_t) i * d + t] - org[t]);
+    fl_offset_f(x + (size_t) i * d, org, d, yf);
     fl_sqdist_cols_f(cf, K, K, yf, d, d2);
     int best = 0;
     float bd = d2[0];
@@ -159,7 +144,7 @@ int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
   float *d2s = malloc(threads * fl_thread_stride(K, sizeof(float)) * sizeof(float));
   int status = sum && org && count && cf && yfs && d2s ? FL_OK : FL_ERR_NOMEM;
   for (int it = 0; status == FL_OK && it < FL_KMEANS_ITER; it++) {
-    single_precision_centers(centers, K, d, org, cf);
+    fl_centers_cols_f(centers, K, d, org, cf);
     if (assign_points(x, n, d, K, org, cf, threads, yfs, d2s, it == 0, assign) == 0) break;
     center_sums(x, n, d, K, assign, threads, sum, count);
     for (int c = 0; c < K; c++)
