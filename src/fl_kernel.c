@@ -89,6 +89,10 @@ FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restric
  * sums. */
 typedef float fl_f8 __attribute__((vector_size(32), aligned(4), may_alias));
 #define load8(p) (*(const fl_f8 *) (p))
+/* A store, not memcpy(): under _FORTIFY_SOURCE (R's default flags on
+ * Debian and Ubuntu) the memcpy() into the caller's block was checked and
+ * no longer one vector store, and the matrix-free modes ran 5% slower. */
+#define store8(p, v) (*(fl_f8 *) (p) = (v))
 
 static inline void sqdist_pad(const float *c, int stride, const float *restrict y, int d,
                               float *restrict sum)
@@ -108,8 +112,8 @@ static inline void sqdist_pad(const float *c, int stride, const float *restrict 
   }
   a0 += b0;
   a1 += b1;
-  memcpy(sum, &a0, sizeof a0);
-  memcpy(sum + 8, &a1, sizeof a1);
+  store8(sum, a0);
+  store8(sum + 8, a1);
 }
 #else
 static inline void sqdist_pad(const float *c, int stride, const float *restrict y, int d,

@@ -27,7 +27,7 @@ mkdir -p "$out"
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "compiler: $(gcc --version | head -1)"
-  echo "cflags: -std=gnu99 -O2 -g -fopenmp (inst/bench/GNUmakefile)"
+  echo "cflags: -std=gnu99 -g -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fopenmp (inst/bench/GNUmakefile)"
   echo "nproc: $(nproc)"
   lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA node\(s\)|L3)' || true
   echo "OMP_WAIT_POLICY: ${OMP_WAIT_POLICY:-unset}; OMP_PROC_BIND: ${OMP_PROC_BIND:-unset}"
