@@ -53,7 +53,10 @@ typedef struct {
   int *first;              /* K + 1: first chunk of each cluster */
   fl_chunk *chunk;
   fl_summary *csum;        /* per chunk */
-  fl_summary *ksum;        /* per cluster */
+  /* Per cluster, K each (one block from wact): weight and coverage minimum
+   * of the active clients, of the pruned ones and of all, by field so that
+   * the plan's loop over the clusters vectorises. */
+  double *wact, *minact, *wpr, *minpr, *wall, *minall;
   double *scratch;         /* per thread: room to reorder one chunk */
   double pairs;            /* kernel evaluations of the set-up */
 } fl_clusters;
@@ -78,16 +81,18 @@ int fl_clusters_locate(const fl_clusters *cl, const double *yc);
  * feeds estimates).  Call from at most one thread per thread id. */
 void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, double *dist);
 
-/* Decide which clusters a gain evaluation visits: eval[k] = 1 for clusters
- * whose bound on the gain is positive and either at least thresh or, by the
- * estimate W exp(-(dist^2 + rms2) / 2 sigma^2) of their similarity mass (a lower
- * bound by Jensen's inequality, close to it in high dimension, where the
- * ball bounds are loose), at least FL_EST_FRACTION thresh.  Returns an
+/* Decide which clusters a gain evaluation of candidate yc visits: eval[k] =
+ * 1 for clusters whose bound on the gain (from the reach of
+ * fl_clusters_reach) is positive and either at least thresh or, by the
+ * estimate W exp(-(dist^2 + rms2) / 2 sigma^2) of their similarity mass (a
+ * lower bound by Jensen's inequality, close to it in high dimension, where
+ * the ball bounds are loose), at least FL_EST_FRACTION thresh.  Returns an
  * upper bound on what the evaluation leaves out: the bounds of the skipped
  * clusters plus those of the pruned clients.  With all, the evaluation will
- * visit pruned clients too (thresh 0: an exact evaluation). */
-double fl_clusters_plan(const fl_clusters *cl, const double *hw, const double *dist,
-                        double thresh, int all, unsigned char *eval);
+ * visit pruned clients too (thresh 0: an exact evaluation).  Call from at
+ * most one thread per thread id. */
+double fl_clusters_plan(const fl_clusters *cl, const double *yc, double thresh, int all,
+                        int *eval);
 
 /* Partial gain of candidate yc over the active clients of chunk ch (all
  * clients when all != 0), in single precision when cl->xf is set; *slack

@@ -91,7 +91,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
     + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 20.0 * nchunks
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
-    + c->threads * (26.0 * K + 512.0 + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
+    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
 }
 
 /* Evaluation scratch for up to Q candidates at once. */
@@ -126,7 +126,7 @@ static void mf_free(fl_mf *r)
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->ypick);
   free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount);
-  free(r->thw); free(r->tdist); free(r->teval); free(r->tpos);
+  free(r->teval); free(r->tpos);
   fl_clusters_free(&r->cl);
 }
 
@@ -155,13 +155,11 @@ static int mf_alloc(fl_mf *r)
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(r->qmax, sizeof(int)) * sizeof(int));
-  r->thw = malloc(T * fl_thread_stride(K, sizeof(double)) * sizeof(double));
-  r->tdist = malloc(T * fl_thread_stride(K, sizeof(double)) * sizeof(double));
-  r->teval = malloc(T * fl_thread_stride(K, 1));
+  r->teval = malloc(T * fl_thread_stride(K, sizeof(int)) * sizeof(int));
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
-      !r->thw || !r->tdist || !r->teval || !r->tpos)
+      !r->teval || !r->tpos)
     return FL_ERR_NOMEM;
   for (size_t h = 0; h < H; h++) {
     fl_barrier_init(&r->bar[h]);
@@ -190,18 +188,15 @@ static void initial_keys(fl_mf *r, int nopen)
   }
 }
 
-/* Plan posted candidate q with thread tid's scratch: its reaches, the
- * bound on what it skips, and its work items, the chunks of the clusters
- * the plan visits in chunk order. */
+/* Plan posted candidate q with thread tid's scratch: the bound on what it
+ * skips, and its work items, the chunks of the clusters the plan visits in
+ * chunk order. */
 static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
-  size_t K = (size_t) cl->K;
-  double *hw = r->thw + tid * fl_thread_stride(K, sizeof(double));
-  double *dist = r->tdist + tid * fl_thread_stride(K, sizeof(double));
-  unsigned char *eval = r->teval + tid * fl_thread_stride(K, 1);
-  fl_clusters_reach(cl, cl->y + (size_t) s->pending[q].idx * cl->d, hw, dist);
-  s->left[q] = fl_clusters_plan(cl, hw, dist, r->thresh, all, eval);
+  int *eval = r->teval + tid * fl_thread_stride(cl->K, sizeof(int));
+  s->left[q] = fl_clusters_plan(cl, cl->y + (size_t) s->pending[q].idx * cl->d, r->thresh,
+                                all, eval);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   for (int k = 0; k < cl->K; k++)
     if (eval[k])
@@ -398,10 +393,9 @@ static double overlap_bound(const fl_mf *r, const double *hw)
   for (int q = 0; q < r->npick; q++) {
     const double *hp = r->hwpick + (size_t) q * cl->K;
     for (int k = 0; k < cl->K; k++) {
-      const fl_summary *s = &cl->ksum[k];
       double reach = hw[k] < hp[k] ? hw[k] : hp[k];
-      if (reach > s->minact) loss += s->wact * (reach - s->minact);
-      if (reach > s->minpr) loss += s->wpr * (reach - s->minpr);
+      if (reach > cl->minact[k]) loss += cl->wact[k] * (reach - cl->minact[k]);
+      if (reach > cl->minpr[k]) loss += cl->wpr[k] * (reach - cl->minpr[k]);
     }
   }
   return loss;
