@@ -206,7 +206,9 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #' @param eps Relaxation of modes `"hc"`, `"hpc"`, `"nhpc"`, in \eqn{[0, 1]}:
 #'   a leaf cluster of clients is skipped for a candidate when its upper
 #'   bound is below `eps` times the last committed gain (the first round
-#'   uses the best gain of a small sample) and an estimate of its
+#'   uses the best gain among the candidates nearest to the centers of the
+#'   densest leaf clusters, a lower bound on its best gain that depends
+#'   only on the data) and an estimate of its
 #'   similarity mass (Jensen's lower bound, which is close to it in high
 #'   dimension where the ball bounds are loose) is below `eps / 100` times
 #'   that gain; and a round's later picks are

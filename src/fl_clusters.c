@@ -238,11 +238,13 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
   return status;
 }
 
-int fl_clusters_locate(const fl_clusters *cl, const double *yc)
+int fl_clusters_locate(const fl_clusters *cl, const double *yc, double *d2)
 {
   int t = fl_nearest_row(cl->top, cl->K1, yc, cl->d, NULL), lo = cl->kbase[t];
   int cnt = cl->kbase[t + 1] - lo;
-  return cnt > 0 ? lo + fl_nearest_row(cl->mu + (size_t) lo * cl->d, cnt, yc, cl->d, NULL) : 0;
+  if (cnt > 0) return lo + fl_nearest_row(cl->mu + (size_t) lo * cl->d, cnt, yc, cl->d, d2);
+  *d2 = fl_sqdist(cl->mu, yc, cl->d);
+  return 0;
 }
 
 int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, int prune)
@@ -394,6 +396,23 @@ FL_CLONES double fl_clusters_plan(const fl_clusters *cl, const double *yc, doubl
     left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);
   }
   return left;
+}
+
+void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
+{
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(cl->threads) schedule(static)
+#endif
+  for (int L = 0; L < cl->K; L++) {
+    float *df;
+    center_distances(cl, cl->mu + (size_t) L * cl->d, &df);
+    double mass = 0.0;
+    for (int k = 0; k < cl->K; k++) {
+      double dist = df[k];
+      mass += cl->wall[k] * exp(-(dist * dist + cl->rms2[k]) * cl->inv2s2);
+    }
+    est[L] = mass;
+  }
 }
 
 /* With b = yc - mu and a = x - mu for a client x of the chunk's leaf (mu

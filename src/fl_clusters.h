@@ -72,8 +72,13 @@ int fl_clusters_max_leaves(const fl_problem *p, const fl_control *c);
 double fl_clusters_bytes(const fl_problem *p, const fl_control *c);
 
 /* The leaf whose center is nearest to yc among the leaves of the top-level
- * cluster whose center is nearest (lowest index on ties). */
-int fl_clusters_locate(const fl_clusters *cl, const double *yc);
+ * cluster whose center is nearest (lowest index on ties); *d2 receives the
+ * squared distance to that center. */
+int fl_clusters_locate(const fl_clusters *cl, const double *yc, double *d2);
+/* est[L]: the estimate of fl_clusters_plan of the similarity mass of all
+ * clients around the center of leaf L, for every leaf (K^2 distances, in
+ * parallel). */
+void fl_clusters_leaf_mass(const fl_clusters *cl, double *est);
 
 /* hw[k]: an upper bound on the similarity of candidate yc to any client of
  * cluster k (the nearest point of the cluster's ball); dist[k]: the

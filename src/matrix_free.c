@@ -26,7 +26,13 @@
 #define FL_MAX_FLOOR 256
 /* Relative margin on computed gains when they serve as upper bounds. */
 #define FL_UB_SLACK 1e-12
-/* Evaluations allowed to tighten the final bound: 4 k + this. */
+/* Evaluations allowed to tighten the final bound: FL_REFINE_PER_PICK k +
+ * FL_REFINE_EXTRA.  8 per pick since the first round's threshold is
+ * eps times nearly its best gain (first_threshold): more candidates keep
+ * the loose bounds of their first evaluation; on "large" (n = 30000) 4, 8
+ * and 16 per pick gave bounds of 75580, 69085 and 61397 at 0.55, 0.56 and
+ * 0.58 s. */
+#define FL_REFINE_PER_PICK 8
 #define FL_REFINE_EXTRA 64
 /* Candidates posted per lane and group evaluation step (nhpc). */
 #define FL_POST_PER_LANE 2
@@ -88,6 +94,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double H = heap_count(c), b = batch_size(c), K = fl_clusters_max_leaves(p, c);
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
+    + 16.0 * p->m + 12.0 * K   /* first_plan's */
     + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 20.0 * nchunks
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
@@ -515,7 +522,7 @@ static double refined_topk(fl_mf *r)
   fl_heap_build(&hp, r->entries, nopen);
   fl_mf_heap *s = &r->hs[0];
   double gain[FL_TEAM_BATCH], ub[FL_TEAM_BATCH];
-  int budget = 4 * r->k + FL_REFINE_EXTRA, counted = 0;
+  int budget = FL_REFINE_PER_PICK * r->k + FL_REFINE_EXTRA, counted = 0;
   double sum = 0.0;
   while (counted < r->k && hp.size > 0) {
     fl_entry e = fl_heap_pop(&hp);
@@ -574,46 +581,95 @@ static double setup_heaps(fl_mf *r, const fl_problem *p, int *open)
   return fl_clusters_objective(&r->cl) + top;
 }
 
-/* A lower bound on the first round's best gain, for its skip threshold:
- * the largest of the exact gains of a few evenly spread open candidates. */
-static double first_reference(fl_mf *r, int nopen)
+/* The first round's skip threshold, eps times a lower bound on its best
+ * gain: the largest exact gain of the open candidates nearest to the
+ * centers of the FL_TEAM_BATCH leaves with the largest estimated mass
+ * around them (where the best gain lies, on clustered data).  leaf[t] and
+ * d2[t] locate open candidate t (fl_clusters_locate).  The choice depends
+ * only on the data, never on the thread count.  It used to be the best of
+ * a few candidates spread in index order: a third to a half of the best
+ * gain on the benchmark presets, and every first evaluation visited the
+ * clusters a threshold that low keeps. */
+static int first_threshold(fl_mf *r, int nopen, const int *leaf, const double *d2)
 {
-  if (r->c->eps <= 0 || nopen == 0) return 0.0;
-  int ns = nopen < FL_TEAM_BATCH ? nopen : FL_TEAM_BATCH;
-  double gain[FL_TEAM_BATCH], ub[FL_TEAM_BATCH], best = 0.0;
-  for (int t = 0; t < ns; t++)
-    r->hs[0].pending[t].idx = r->entries[(size_t) t * nopen / ns].idx;
+  const int K = r->cl.K;
+  r->thresh = 0.0;
+  if (r->c->eps <= 0 || nopen == 0) return FL_OK;
+  double *est = malloc((size_t) K * sizeof(double));
+  int *near = malloc((size_t) K * sizeof(int));
+  if (!est || !near) {
+    free(est); free(near);
+    return FL_ERR_NOMEM;
+  }
+  fl_clusters_leaf_mass(&r->cl, est);
+  for (int k = 0; k < K; k++) near[k] = -1;
+  for (int t = 0; t < nopen; t++) {   /* nearest open candidate, lowest index on ties */
+    int k = leaf[t], at = near[k];
+    if (at < 0 || d2[t] < d2[at] || (d2[t] == d2[at] && r->entries[t].idx < r->entries[at].idx))
+      near[k] = t;
+  }
+  int ns = 0;
+  while (ns < FL_TEAM_BATCH) {   /* the heaviest leaves with a candidate, in turn */
+    int best = -1;
+    for (int k = 0; k < K; k++)
+      if (near[k] >= 0 && (best < 0 || est[k] > est[best])) best = k;
+    if (best < 0) break;
+    r->hs[0].pending[ns++].idx = r->entries[near[best]].idx;
+    near[best] = -1;
+  }
+  free(est); free(near);
+  double gain[FL_TEAM_BATCH], ub[FL_TEAM_BATCH], top = 0.0;
   team_gains(r, ns, 0.0, gain, ub);
-  for (int t = 0; t < ns; t++)
-    if (gain[t] > best) best = gain[t];
-  return best;
+  for (int q = 0; q < ns; q++)
+    if (gain[q] > top) top = gain[q];
+  r->thresh = r->c->eps * top;
+  return FL_OK;
 }
 
-/* Positions 0..nopen-1 of r->entries ordered by the leaf nearest to each
- * candidate (stable), NULL when out of memory: candidates evaluated
- * together then visit mostly the same chunks, so a chunk read once from
- * memory serves them all from the L1 cache (see eval_share).  The order
- * depends only on the data, not on the thread count. */
-static int *locality_order(const fl_mf *r, int nopen)
+/* Positions 0..nopen-1 of r->entries ordered by leaf[] (stable), NULL
+ * when out of memory: candidates evaluated together then visit mostly the
+ * same chunks, so a chunk read once from memory serves them all from the
+ * L1 cache (see eval_share).  The order depends only on the data, not on
+ * the thread count. */
+static int *locality_order(const fl_mf *r, int nopen, const int *leaf)
+{
+  int *ord = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(int));
+  int *start = calloc((size_t) r->cl.K + 1, sizeof(int));
+  if (!ord || !start) {
+    free(ord); free(start);
+    return NULL;
+  }
+  for (int t = 0; t < nopen; t++) start[leaf[t] + 1]++;
+  for (int k = 0; k < r->cl.K; k++) start[k + 1] += start[k];
+  for (int t = 0; t < nopen; t++) ord[start[leaf[t]]++] = t;
+  free(start);
+  return ord;
+}
+
+/* The first round's threshold and the order of the first evaluations,
+ * from the leaf nearest to each open candidate; *ord NULL on failure. */
+static int first_plan(fl_mf *r, int nopen, int **ord)
 {
   const fl_clusters *cl = &r->cl;
   int *leaf = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(int));
-  int *ord = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(int));
-  int *start = calloc((size_t) cl->K + 1, sizeof(int));
-  if (!leaf || !ord || !start) {
-    free(leaf); free(ord); free(start);
-    return NULL;
+  double *d2 = malloc((size_t) (nopen > 0 ? nopen : 1) * sizeof(double));
+  *ord = NULL;
+  if (!leaf || !d2) {
+    free(leaf); free(d2);
+    return FL_ERR_NOMEM;
   }
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(r->c->threads) schedule(static)
 #endif
   for (int t = 0; t < nopen; t++)
-    leaf[t] = fl_clusters_locate(cl, cl->y + (size_t) r->entries[t].idx * cl->d);
-  for (int t = 0; t < nopen; t++) start[leaf[t] + 1]++;
-  for (int k = 0; k < cl->K; k++) start[k + 1] += start[k];
-  for (int t = 0; t < nopen; t++) ord[start[leaf[t]]++] = t;
-  free(leaf); free(start);
-  return ord;
+    leaf[t] = fl_clusters_locate(cl, cl->y + (size_t) r->entries[t].idx * cl->d, &d2[t]);
+  int status = first_threshold(r, nopen, leaf, d2);
+  if (status == FL_OK) {
+    *ord = locality_order(r, nopen, leaf);
+    if (!*ord) status = FL_ERR_NOMEM;
+  }
+  free(leaf); free(d2);
+  return status;
 }
 
 /* The first evaluation of every open candidate, which round 0 would make
@@ -625,9 +681,8 @@ static int *locality_order(const fl_mf *r, int nopen)
  * any order.  The heaps then start from these gains, fresh for round 0. */
 static int first_gains(fl_mf *r, int nopen)
 {
-  int *ord = locality_order(r, nopen);
-  if (!ord) return FL_ERR_NOMEM;
-  int status = FL_OK;
+  int *ord, status = first_plan(r, nopen, &ord);
+  if (status != FL_OK) return status;
   for (int lo = 0; lo < nopen; lo += FL_FIRST_SLICE) {
     if (lo > 0 && fl_interrupted(r->c)) {
       status = FL_INTERRUPTED;
@@ -703,7 +758,6 @@ int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *re
   }
   int nopen;
   double bound0 = setup_heaps(&r, p, &nopen);
-  r.thresh = c->eps * first_reference(&r, nopen);
   status = first_gains(&r, nopen);
   if (status == FL_OK) status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
   res->objective = fl_clusters_objective(&r.cl);
