@@ -2,7 +2,8 @@
  * into G groups of M threads; each group owns heaps (one per group when the
  * runtime grants the threads asked for, more in turn otherwise) and its M
  * threads split the planning and the chunks of every gain evaluation.
- * Lane 0 drives the CELF chain and posts up to 2 M stale tops at a time;
+ * Lane 0 drives the CELF chain and posts up to max(8, 2 M) stale tops at a
+ * time;
  * the group meets at its own sense-reversing barrier three times per step
  * (candidates posted; plans written; partial gains written) instead of at
  * team-wide barriers. */

@@ -11,7 +11,8 @@
 #include "fl_barrier.h"
 
 /* Per-heap evaluation scratch, shared by the threads of the group working
- * on that heap.  The leader posts up to cap candidates at a time; the
+ * on that heap, room for cap candidates.  The leader posts up to
+ * post_cap() (matrix_free.c) of them at a time; the
  * lanes plan them (candidate q by lane q mod M), then share out their work
  * items (the chunks each plan visits, candidate after candidate).  posted
  * is double-buffered by step parity, so the leader may post the next step
