@@ -59,7 +59,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
   double n = p->n, d = p->d, K = fl_clusters_max_leaves(p, c);
   double nchunks = n / FL_CHUNK + K;
   return (c->eps > 0 ? 12.0 : 8.0) * n * d    /* xs, xf */
-    + 16.0 * n + 12.0 * n                      /* ws, cover; k-means scratch */
+    + 16.0 * (n + FL_COLS_PAD) + 12.0 * n     /* ws, cover; k-means scratch */
     + 128.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 48.0 * K + (8.0 * d + 4.0) * (top_clusters(p, c) + 1)
     + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + K + 32)
@@ -261,8 +261,8 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
   cl->xs = malloc(n * d * sizeof(double));
   cl->xf = c->eps > 0 ? calloc(n * d + FL_COLS_PAD, sizeof(float)) : NULL;   /* padded */
-  cl->ws = malloc(n * sizeof(double));
-  cl->cover = calloc(n, sizeof(double));
+  cl->ws = calloc(n + FL_COLS_PAD, sizeof(double));      /* padded (fl_gain_cols_f) */
+  cl->cover = calloc(n + FL_COLS_PAD, sizeof(double));
   cl->top = malloc((size_t) cl->K1 * d * sizeof(double));
   cl->kbase = malloc(((size_t) cl->K1 + 1) * sizeof(int));
   cl->mu = malloc(K * d * sizeof(double));

@@ -198,13 +198,18 @@ FL_CLONES double fl_gain_cols_f(const float *cols, int stride, int cnt, const fl
   double g = 0.0, m = 0.0;
   for (int i0 = 0; i0 < cnt; i0 += FL_GAIN_BLOCK) {
     int nb = cnt - i0 < FL_GAIN_BLOCK ? cnt - i0 : FL_GAIN_BLOCK;
+    /* whole vectors: the lanes past nb (distances of the padding) get
+     * weight 0, where a scalar remainder loop, exp() included, took a
+     * sixth of the time with chunks of 27 or 43 clients */
+    int nv = (nb + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD;
     for (int j0 = 0; j0 < nb; j0 += FL_COLS_PAD) sqdist_pad(cols + i0 + j0, stride, y, d, d2 + j0);
     const double *wb = w + i0, *cb = cover + i0;
     FL_SIMD_SUM(g, m)
-    for (int j = 0; j < nb; j++) {
+    for (int j = 0; j < nv; j++) {
+      double wj = j < nb ? wb[j] : 0.0;
       double s = fl_expf_neg(d2[j] * inv2s2), diff = s - cb[j];
-      g += wb[j] * fl_positive(diff);
-      m += wb[j] * s;
+      g += wj * fl_positive(diff);
+      m += wj * s;
     }
   }
   *mass = m;

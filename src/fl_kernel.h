@@ -80,7 +80,9 @@ void fl_centers_cols_f(const double *centers, int K, int d, double *org, float *
 /* The partial gain sum_i w_i max(0, s_i - cover_i) of y over cnt clients
  * stored so, with s_i = exp(-d2_i inv2s2) computed in single precision
  * (within FL_EXPF_ERR relatively of exp() of the computed float argument,
- * at least exp(-FL_EXPF_XMAX)); *mass receives sum_i w_i s_i. */
+ * at least exp(-FL_EXPF_XMAX)); *mass receives sum_i w_i s_i.  w and cover
+ * are read up to the next multiple of FL_COLS_PAD past cnt (callers pad
+ * them; the values there, any finite ones, are ignored). */
 #define FL_EXPF_XMAX 87.0f
 #define FL_EXPF_ERR 1e-6
 double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
