@@ -11,21 +11,22 @@
 #include "fl_barrier.h"
 
 /* Per-heap evaluation scratch, shared by the threads of the group working
- * on that heap, room for cap candidates.  The leader posts up to
- * post_cap() (matrix_free.c) of them at a time; the
- * lanes plan them (candidate q by lane q mod M), then share out their work
- * items (the chunks each plan visits, candidate after candidate).  posted
+ * on that heap, with room for Q candidates (post_cap() in matrix_free.c,
+ * FL_TEAM_BATCH for heap 0 and the per-thread scratch).  The leader posts
+ * up to post_cap() of them at a time; the lanes plan them (candidate q by
+ * lane q mod M), then share out their work items (the chunks each plan
+ * visits, candidate after candidate).  posted
  * is double-buffered by step parity, so the leader may post the next step
  * while followers still read the last. */
 typedef struct {
   int posted[2];
-  int cap, npend;
-  fl_entry *pending;   /* cap: the entries being evaluated */
-  double *left;        /* cap: bound on what each evaluation skips */
-  int *nitems;         /* cap: work items of each */
-  int *item_ch;        /* cap x nchunks: the chunks of candidate q's items */
-  double *partial;     /* cap x nchunks: partial gain of each item */
-  double *slack;       /* cap x nchunks: its rounding allowance (fl_clusters_chunk_gain) */
+  int npend;
+  fl_entry *pending;   /* Q: the entries being evaluated */
+  double *left;        /* Q: bound on what each evaluation skips */
+  int *nitems;         /* Q: work items of each */
+  int *item_ch;        /* Q x nchunks: the chunks of candidate q's items */
+  double *partial;     /* Q x nchunks: partial gain of each item */
+  double *slack;       /* Q x nchunks: its rounding allowance (fl_clusters_chunk_gain) */
 } fl_mf_heap;
 
 typedef struct {

@@ -113,7 +113,6 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
 /* Evaluation scratch for up to Q candidates at once. */
 static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch)
 {
-  s->cap = (int) Q;
   s->pending = malloc(Q * sizeof(fl_entry));
   s->left = malloc(Q * sizeof(double));
   s->nitems = malloc(Q * sizeof(int));
