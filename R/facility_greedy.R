@@ -174,7 +174,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   if (!inherits(control, "facility_control"))
     abort_argument("control", "must be made by facility_control()")
 
-  problem <- facility_problem(if (has_points) X, sigma, similarity, candidates,
+  problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates,
                               weights, initial)
   if (is.null(problem$x) && mode %in% matrix_free_modes)
     abort_argument("mode", sprintf("\"%s\" needs points `X`; with only a `similarity` matrix use \"g\", \"c\" or \"dc\"", mode))
@@ -288,21 +288,21 @@ group_size <- function(control, threads) {
 
 # Validate the instance and lay it out for C: points transposed to d x n so
 # each point is contiguous, indices 0-based.
-facility_problem <- function(X, sigma, similarity = NULL, candidates = NULL,
+facility_problem <- function(X, sigma, threads = 1L, similarity = NULL, candidates = NULL,
                              weights = NULL, initial = NULL) {
   x <- y <- sim <- NULL
   if (!is.null(X)) {
     X <- check_points(X, "X")
     n <- nrow(X)
     d <- ncol(X)
-    x <- t(X)
+    x <- point_rows(X, threads)
   }
   if (!is.null(candidates)) {
     if (is.null(X)) abort_argument("candidates", "needs points `X`")
     Y <- check_points(candidates, "candidates")
     if (ncol(Y) != d)
       abort_argument("candidates", sprintf("must have the %d columns of `X`, not %d", d, ncol(Y)))
-    y <- t(Y)
+    y <- point_rows(Y, threads)
     m <- nrow(Y)
   } else if (!is.null(X)) {
     m <- n
@@ -389,7 +389,7 @@ facility_objective <- function(X, selected, sigma = 20, similarity = NULL,
     abort_argument("X", "must be given unless `similarity` is")
   sigma <- check_sigma(sigma)
   threads <- resolve_threads(threads)
-  problem <- facility_problem(if (has_points) X, sigma, similarity, candidates, weights)
+  problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates, weights)
   selected <- check_indices(selected, problem$m, "selected", allow_empty = TRUE)
   out <- .Call(C_facloc_objective, problem, selected - 1L, threads)
   check_status(out$status, "facility_objective()")

@@ -62,7 +62,8 @@ knn_similarity <- function(X, k = 20, sigma = 20, candidates = NULL,
   bytes <- 24 * nnz + .Call(C_facloc_knn_bytes, m, ncol(X), k, threads)
   check_memory(bytes, sprintf("knn_similarity() on %d clients and %d candidates", n, m),
                "use a smaller `k`")
-  out <- .Call(C_facloc_knn_similarity, t(X), if (is.null(candidates)) NULL else t(Y),
+  out <- .Call(C_facloc_knn_similarity, point_rows(X, threads),
+               if (is.null(candidates)) NULL else point_rows(Y, threads),
                k, sigma, threads)
   check_status(out$status, "knn_similarity()")
   methods::new("dgCMatrix", i = out$i, p = out$p, x = out$x, Dim = c(n, m),

@@ -124,7 +124,7 @@ predict.occ_fit <- function(object, newdata, threads = facloc_threads(), ...) {
   threads <- resolve_threads(threads)
   model <- if (inherits(object, "bpmeans")) object$features else object$centers
   kind <- if (inherits(object, "bpmeans")) 2L else 0L
-  out <- .Call(C_facloc_occ_predict, kind, t(X), t(model), threads)
+  out <- .Call(C_facloc_occ_predict, kind, point_rows(X, threads), t(model), threads)
   occ_check_status(out$status, "predict()")
   out$assignment
 }

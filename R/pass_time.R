@@ -31,7 +31,7 @@ facility_pass_time <- function(X, sigma = 20, threads = facloc_threads(), repeat
   sigma <- check_positive(sigma, "sigma")
   threads <- resolve_threads(threads)
   repeats <- check_count(repeats, "repeats")
-  x <- t(X)
+  x <- point_rows(X, threads)
   best <- Inf
   for (r in seq_len(repeats)) {
     started <- proc.time()[["elapsed"]]

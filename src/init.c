@@ -11,6 +11,7 @@ SEXP facloc_num_procs(void);
 SEXP facloc_has_openmp(void);
 SEXP facloc_occ(SEXP kind, SEXP x, SEXP control);
 SEXP facloc_all_finite(SEXP x);
+SEXP facloc_point_rows(SEXP x, SEXP threads);
 SEXP facloc_occ_predict(SEXP kind, SEXP x, SEXP model, SEXP threads);
 SEXP facloc_occ_wpropose(SEXP env, SEXP lo, SEXP hi);
 SEXP facloc_occ_wapply(SEXP env, SEXP ap);
@@ -31,6 +32,7 @@ static const R_CallMethodDef call_methods[] = {
   {"facloc_has_openmp", (DL_FUNC) &facloc_has_openmp, 0},
   {"facloc_occ", (DL_FUNC) &facloc_occ, 3},
   {"facloc_all_finite", (DL_FUNC) &facloc_all_finite, 1},
+  {"facloc_point_rows", (DL_FUNC) &facloc_point_rows, 2},
   {"facloc_occ_predict", (DL_FUNC) &facloc_occ_predict, 4},
   {"facloc_occ_wpropose", (DL_FUNC) &facloc_occ_wpropose, 3},
   {"facloc_occ_wapply", (DL_FUNC) &facloc_occ_wapply, 2},

@@ -58,11 +58,9 @@ SEXP fl_r_list(int n, const char **names)
   return out;
 }
 
-double *fl_r_row_major(SEXP X, int threads)
+/* dst = the n x d column-major src by rows (d x n column-major). */
+static void copy_row_major(const double *src, int n, int d, int threads, double *dst)
 {
-  const int n = Rf_nrows(X), d = Rf_ncols(X);
-  const double *src = REAL(X);
-  double *dst = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
   (void) threads;
   /* blocks of rows, so a thread writes whole cache lines of dst; below a
    * million values a parallel region costs about what the copy does */
@@ -74,7 +72,42 @@ double *fl_r_row_major(SEXP X, int threads)
     for (int t = 0; t < d; t++)
       for (int i = lo; i < hi; i++) dst[(size_t) i * d + t] = src[i + (size_t) n * t];
   }
+}
+
+double *fl_r_row_major(SEXP X, int threads)
+{
+  const int n = Rf_nrows(X), d = Rf_ncols(X);
+  double *dst = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
+  copy_row_major(REAL(X), n, d, threads, dst);
   return dst;
+}
+
+/* t(X) for a double matrix X, dimnames included, by blocks of rows: t()
+ * reads X by rows, 8 ms at n = 30000 and d = 32 (a few percent of a
+ * matrix-free solve at 2 threads). */
+SEXP facloc_point_rows(SEXP X, SEXP threads)
+{
+  const int n = Rf_nrows(X), d = Rf_ncols(X);
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, d, n));
+  copy_row_major(REAL(X), n, d, Rf_asInteger(threads), REAL(out));
+  SEXP dn = Rf_getAttrib(X, R_DimNamesSymbol);
+  if (!Rf_isNull(dn)) {
+    SEXP tdn = PROTECT(Rf_allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(tdn, 0, VECTOR_ELT(dn, 1));
+    SET_VECTOR_ELT(tdn, 1, VECTOR_ELT(dn, 0));
+    SEXP names = Rf_getAttrib(dn, R_NamesSymbol);
+    if (!Rf_isNull(names)) {
+      SEXP tnames = PROTECT(Rf_allocVector(STRSXP, 2));
+      SET_STRING_ELT(tnames, 0, STRING_ELT(names, 1));
+      SET_STRING_ELT(tnames, 1, STRING_ELT(names, 0));
+      Rf_setAttrib(tdn, R_NamesSymbol, tnames);
+      UNPROTECT(1);
+    }
+    Rf_setAttrib(out, R_DimNamesSymbol, tdn);
+    UNPROTECT(1);
+  }
+  UNPROTECT(1);
+  return out;
 }
 
 /* Values checked at a time by all_finite_real(). */
