@@ -15,7 +15,8 @@
  * FL_TEAM_BATCH for heap 0 and the per-thread scratch).  The leader posts
  * up to post_cap() of them at a time; the lanes plan them (candidate q by
  * lane q mod M), then share out their work items (the chunks each plan
- * visits, candidate after candidate).  posted
+ * visits): each lane takes a run of chunk ids holding its share of the
+ * client visits.  posted
  * is double-buffered by step parity, so the leader may post the next step
  * while followers still read the last. */
 typedef struct {
@@ -25,6 +26,7 @@ typedef struct {
   double *left;        /* Q: bound on what each evaluation skips */
   int *nitems;         /* Q: work items of each */
   int *item_ch;        /* Q x nchunks: the chunks of candidate q's items */
+  int *item_cum;       /* Q x (nchunks + 1): client visits before each item, and in all */
   double *partial;     /* Q x nchunks: partial gain of each item */
   double *slack;       /* Q x nchunks: its rounding allowance (fl_clusters_chunk_gain) */
 } fl_mf_heap;

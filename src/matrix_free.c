@@ -104,7 +104,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
-    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 20.0 * nchunks
+    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 24.0 * (nchunks + 1)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
     + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
@@ -117,10 +117,11 @@ static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch)
   s->left = malloc(Q * sizeof(double));
   s->nitems = malloc(Q * sizeof(int));
   s->item_ch = malloc(Q * nch * sizeof(int));
+  s->item_cum = malloc(Q * (nch + 1) * sizeof(int));
   s->partial = malloc(Q * nch * sizeof(double));
   s->slack = malloc(Q * nch * sizeof(double));
-  return s->pending && s->left && s->nitems && s->item_ch && s->partial && s->slack
-    ? FL_OK : FL_ERR_NOMEM;
+  return s->pending && s->left && s->nitems && s->item_ch && s->item_cum && s->partial &&
+    s->slack ? FL_OK : FL_ERR_NOMEM;
 }
 
 static void scratch_free(fl_mf_heap *s, int count)
@@ -128,7 +129,7 @@ static void scratch_free(fl_mf_heap *s, int count)
   if (s)
     for (int h = 0; h < count; h++) {
       free(s[h].pending); free(s[h].left); free(s[h].nitems);
-      free(s[h].item_ch); free(s[h].partial); free(s[h].slack);
+      free(s[h].item_ch); free(s[h].item_cum); free(s[h].partial); free(s[h].slack);
     }
   free(s);
 }
@@ -203,9 +204,14 @@ static void initial_keys(fl_mf *r, int nopen)
   }
 }
 
+static int chunk_pairs(const fl_chunk *c, int all)
+{
+  return all ? c->hi - c->lo : c->nact;
+}
+
 /* Plan posted candidate q with thread tid's scratch: the bound on what it
  * skips, and its work items, the chunks of the clusters the plan visits in
- * chunk order. */
+ * chunk order, with the client visits before each. */
 static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
@@ -213,11 +219,54 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
   s->left[q] = fl_clusters_plan(cl, cl->y + (size_t) s->pending[q].idx * cl->d, r->thresh,
                                 all, eval);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
+  int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
   for (int k = 0; k < cl->K; k++)
     if (eval[k])
       for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++)
-        if (all || cl->chunk[ch].nact > 0) items[n++] = ch;
+        if (all || cl->chunk[ch].nact > 0) {
+          cum[n] = visits;
+          items[n++] = ch;
+          visits += chunk_pairs(&cl->chunk[ch], all);
+        }
+  cum[n] = visits;
   s->nitems[q] = n;
+}
+
+/* First of candidate q's items on chunk ch or later (nitems if none). */
+static int first_item_from(const fl_mf_heap *s, int q, int ch, int nchunks)
+{
+  const int *items = s->item_ch + (size_t) q * nchunks;
+  int lo = 0, hi = s->nitems[q];
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (items[mid] < ch) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Client visits of the posted candidates' items on chunks below ch. */
+static double visits_below(const fl_mf_heap *s, int ch, int nchunks)
+{
+  double v = 0.0;
+  for (int q = 0; q < s->npend; q++)
+    v += s->item_cum[(size_t) q * (nchunks + 1) + first_item_from(s, q, ch, nchunks)];
+  return v;
+}
+
+/* The first chunk of lane `lane`'s run among M: the lowest chunk id below
+ * which lie at least lane / M of the total client visits. */
+static int lane_start(const fl_mf_heap *s, int lane, int M, double total, int nchunks)
+{
+  if (lane == 0) return 0;
+  if (lane == M) return nchunks;
+  int lo = 0, hi = nchunks;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (visits_below(s, mid, nchunks) * M < lane * total) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /* Next chunk of the posted candidates' merged item lists from cursors
@@ -232,20 +281,18 @@ static int next_chunk(const fl_mf_heap *s, const int *pos, int nchunks)
   return ch;
 }
 
-static double chunk_pairs(const fl_chunk *c, int all)
-{
-  return all ? c->hi - c->lo : c->nact;
-}
-
 /* This lane's share of the posted evaluations: its candidates' plans
- * (q = lane, lane + M, ...), then, after the group meets, its share of the
- * work items.  Items are taken chunk by chunk across the posted
- * candidates (their lists are in chunk order, merged here), each chunk
- * with all the candidates that visit it: the candidates posted together
- * are mostly close to each other, so a chunk read once from memory serves
- * several of them from the L1 cache (at n = 1e6 the clients no longer fit
- * in the caches).  The lanes take consecutive runs of chunks holding equal
- * shares of the client visits.  bar is NULL for a group of one. */
+ * (q = lane, lane + M, ...), then, after the group meets, its run of
+ * chunks.  Items are taken chunk by chunk across the posted candidates
+ * (their lists are in chunk order, merged here), each chunk with all the
+ * candidates that visit it: the candidates posted together are mostly
+ * close to each other, so a chunk read once from memory serves several of
+ * them from the L1 cache (at n = 1e6 the clients no longer fit in the
+ * caches).  The lanes take consecutive runs of chunk ids holding equal
+ * shares of the client visits, each merging only its own run (when every
+ * lane merged all of them to pick out its share, the merge took 9.5% of
+ * nhpc's time at 2 threads on "medium_cluster", n = 30000, against 6.5% at
+ * 1).  bar is NULL for a group of one. */
 static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
                        fl_barrier *bar, int tid)
 {
@@ -253,23 +300,21 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
   const int np = s->npend, nch = cl->nchunks;
   for (int q = lane; q < np; q += M) plan_one(r, s, q, all, tid);
   if (bar) fl_barrier_wait(bar, M);   /* plans written */
-  double total = 0.0, done = 0.0;     /* client visits: lanes split them evenly */
-  for (int q = 0; q < np; q++)
-    for (int t = 0; t < s->nitems[q]; t++)
-      total += chunk_pairs(&cl->chunk[s->item_ch[(size_t) q * nch + t]], all);
-  int *pos = r->tpos + tid * fl_thread_stride(r->qmax, sizeof(int));
-  for (int q = 0; q < np; q++) pos[q] = 0;
+  int *pos = r->tpos + tid * fl_thread_stride(r->qmax, sizeof(int)), lo = 0, hi = nch;
+  if (M > 1) {
+    double total = 0.0;
+    for (int q = 0; q < np; q++) total += s->item_cum[(size_t) q * (nch + 1) + s->nitems[q]];
+    lo = lane_start(s, lane, M, total, nch);
+    hi = lane_start(s, lane + 1, M, total, nch);
+  }
+  for (int q = 0; q < np; q++) pos[q] = lo > 0 ? first_item_from(s, q, lo, nch) : 0;
   double pairs = 0.0;
-  for (int ch; (ch = next_chunk(s, pos, nch)) >= 0;) {
+  for (int ch; (ch = next_chunk(s, pos, nch)) >= 0 && ch < hi;) {
     const fl_chunk *c = &cl->chunk[ch];
-    /* the chunk's group goes to the lane whose share holds its start */
-    int mine = M == 1 || (int) (done * M / total) == lane;
     for (int q = 0; q < np; q++) {
       size_t at = (size_t) q * nch + pos[q];
       if (pos[q] == s->nitems[q] || s->item_ch[at] != ch) continue;
       pos[q]++;
-      done += chunk_pairs(c, all);
-      if (!mine) continue;
       s->partial[at] = fl_clusters_chunk_gain(cl, ch, cl->y + (size_t) s->pending[q].idx * cl->d,
                                               all, &s->slack[at]);
       pairs += chunk_pairs(c, all);
