@@ -35,7 +35,8 @@ typedef struct {
   fl_clusters cl;
   const fl_control *c;
   int k, batch, nheaps, round, nselected;
-  int quota;             /* a heap's refresh stops at this many fresh entries */
+  int quota;             /* a heap's refresh stops at this many fresh entries, */
+  int steps;             /* ... after this many evaluation steps, */
   double stop;           /* ... or at a top keyed below this */
   double thresh;         /* clusters bounded below this are skipped */
   fl_heap *heaps;
@@ -66,13 +67,15 @@ typedef struct {
 #define FL_MF_PAD 8
 
 /* All threads of a group (M of them, this one at lane) refresh heap h:
- * pop and evaluate stale tops until it yields batch fresh entries or
- * empties.  *iter counts the group's evaluations (same on every lane). */
+ * pop and evaluate stale tops until it yields quota fresh entries, has
+ * run `steps` evaluation steps, its top is keyed below stop, or it
+ * empties.  *iter counts the group's evaluation steps (same on every lane). */
 void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter);
 /* hc and hpc: the team refreshes every heap, threads taking heaps in turn
  * (orphaned omp for: call from every thread of a parallel region).  With
- * H heaps, first up to ceil(batch / H) fresh entries each; then the heaps
- * whose tops can still beat the batch-th best fresh entry go on to batch. */
+ * H heaps, first up to ceil(batch / H) fresh entries each, in at most
+ * FL_FIRST_PHASE_STEPS steps; then the heaps whose tops can still beat
+ * the batch-th best fresh entry found go on to batch. */
 void fl_mf_refresh_heaps(fl_mf *r);
 /* Pick the round's facilities from the heaps' fresh entries (serial). */
 void fl_mf_merge(fl_mf *r);

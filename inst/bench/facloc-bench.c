@@ -112,10 +112,15 @@ static void make_exact(fl_control *c)
   c->epsilon = 0.0;
 }
 
+/* Exact: the exact modes, and the others with eps 0, tau 1 and epsilon 0
+ * (stochastic needs batch 1; the matrix-free modes commit a round's picks
+ * only while no earlier pick can lower their gains, greedy's order at any
+ * batch). */
 static int is_exact(const fl_control *c)
 {
   return c->mode <= FL_MODE_DC ||
-    (c->batch == 1 && c->eps == 0.0 && c->tau == 1.0 && c->epsilon == 0.0);
+    ((c->batch == 1 || c->mode != FL_MODE_STOCHASTIC) && c->eps == 0.0 && c->tau == 1.0 &&
+     c->epsilon == 0.0);
 }
 
 /* ---- benchmark ---- */
@@ -508,6 +513,9 @@ static void fuzz_one(void)
       char what[64];
       c = default_control(mode, k, threads);
       if (!exact && rng_unif() < 0.5) make_exact(&c);
+      /* rounds of several picks: hc and hpc then refresh their heaps in
+       * two phases at 2 or 3 threads */
+      if (!exact && rng_unif() < 0.5) c.batch = rng_int(2, 4);
       int exact_run = is_exact(&c);
       c.clusters = rng_int(1, 8);
       c.group_size = rng_int(1, 3);

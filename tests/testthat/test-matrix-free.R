@@ -117,8 +117,9 @@ test_that("single-precision evaluations far from the origin keep the bound", {
 
 test_that("rounds of several picks over many heaps keep greedy's order", {
   # k = 60: batches of 3 picks; at 2 threads hc and hpc deal the candidates
-  # to 8 heaps and refresh them in two phases (one fresh entry each, then
-  # only the heaps whose tops can beat the third best), nhpc to one group
+  # to 8 heaps and refresh them in two phases (one fresh entry each within
+  # a few steps, then only the heaps whose tops can beat the third best
+  # found), nhpc to one group
   X <- mf_cases$blobs$X
   W <- ref_similarity(X, sigma = 1.5)
   ref <- ref_greedy(W, 60)
