@@ -28,13 +28,13 @@ options(width = 200)
 options(facloc.memory_limit = 20 * 2^30)
 
 # The matrix-free modes up to n = 30000 run `reps` times at every thread
-# count in their process (FACLOC_BENCH_REPS, default 7), the thread counts
+# count in their process (FACLOC_BENCH_REPS, default 11), the thread counts
 # interleaved (see interleaved_runs()); seconds is the median, peak_mb the
 # largest peak of the runs (each run resets the peak).
 mode_rows <- function(preset, n, mode, threads, k = 100) {
   X <- facility_data(preset, n = n)
   reps <- if (mode %in% c("hc", "hpc", "nhpc") && n <= 30000)
-    as.integer(Sys.getenv("FACLOC_BENCH_REPS", "7")) else 1L
+    as.integer(Sys.getenv("FACLOC_BENCH_REPS", "11")) else 1L
   runs <- interleaved_runs(threads, reps, function(t)
     facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = t)))
   do.call(rbind, lapply(runs, function(runs) {

@@ -12,7 +12,7 @@
 # threads: comma-separated (default "1,2").  scale: multiplies every n
 # (default 1; 0.1 for a quick check of the script).  big: "yes" (default)
 # runs n = 1e6.  nhpc's times are medians of FACLOC_BENCH_REPS runs
-# (default 7) at each thread count, the thread counts interleaved.  Timings are only meaningful on a quiet machine.  On this
+# (default 11) at each thread count, the thread counts interleaved.  Timings are only meaningful on a quiet machine.  On this
 # 2-core machine: about 15 minutes without the 1e6 run, which takes longer
 # (see the results file of the last full run).
 args <- commandArgs(trailingOnly = TRUE)
@@ -30,7 +30,7 @@ side_by_side <- function(preset, n, k = 100) {
   X <- facility_data(preset, n = n)
   pass <- facility_pass_time(X, threads = 1)
   greedy <- facility_greedy(X, k, mode = "nhpc", threads = max(thread_set), control = exact)
-  reps <- as.integer(Sys.getenv("FACLOC_BENCH_REPS", "7"))
+  reps <- as.integer(Sys.getenv("FACLOC_BENCH_REPS", "11"))
   runs <- interleaved_runs(thread_set, reps, function(threads)
     facility_greedy(X, k, mode = "nhpc", threads = threads))
   rows <- lapply(runs, function(fits) {
