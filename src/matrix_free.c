@@ -425,9 +425,10 @@ static void refresh_heaps(fl_mf *r)
 }
 
 /* Evaluation steps of a heap in the first phase of hc and hpc, when a
- * second follows: the batch-th best fresh entry of the heaps that found
- * any is then a lower bound for the second phase's stop, and heaps whose
- * CELF chain is long finish it there, the threads sharing them anew.
+ * second follows.  The batch-th best of the fresh entries found so far is
+ * at most the batch-th best of all, so it is still a safe stop for the
+ * second phase, where the heaps whose CELF chain is long finish it, the
+ * threads sharing them anew.
  * Without it, a thread waited a quarter of the first phase for the one
  * long chain of the round (hpc, "large", 2 threads: 0.013 to 0.023 s of
  * 0.05 to 0.06 s); with 16, hpc at 2 threads took 0.267 to 0.270 s
