@@ -443,15 +443,17 @@ static int first_quota(const fl_mf *r)
   return (r->batch + r->nheaps - 1) / r->nheaps;
 }
 
+/* The evaluation steps a heap may take in a round's first refresh. */
+static int first_steps(const fl_mf *r)
+{
+  return r->c->mode != FL_MODE_NHPC && first_quota(r) < r->batch ? FL_FIRST_PHASE_STEPS
+    : INT_MAX;
+}
+
 void fl_mf_refresh_heaps(fl_mf *r)
 {
-  const int second = first_quota(r) < r->batch;
-#ifdef _OPENMP
-#pragma omp single
-#endif
-  r->steps = second ? FL_FIRST_PHASE_STEPS : INT_MAX;
   refresh_heaps(r);
-  if (second) {
+  if (first_quota(r) < r->batch) {
 #ifdef _OPENMP
 #pragma omp single
 #endif
@@ -801,8 +803,8 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
     if (fl_interrupted(c)) return FL_INTERRUPTED;
     r->round = round;
     r->quota = c->mode == FL_MODE_NHPC ? r->batch : first_quota(r);
+    r->steps = first_steps(r);
     r->stop = -HUGE_VAL;
-    r->steps = INT_MAX;
     run_round(r);
     if (r->npick == 0) break;
     fl_clusters_reduce(&r->cl);

@@ -486,8 +486,8 @@ static void check_reach(const instance *in)
  *  1. every mode, threads 1..3: check_result();
  *  2. exact modes g, c, dc select exactly the same candidates for every
  *     thread count, from points and from the dense matrix;
- *  3. matrix-free modes with batch 1, eps 0, tau 1 select what g selects,
- *     up to ties within rounding (greedy_equivalent());
+ *  3. matrix-free modes with eps 0, tau 1 (any batch) select what g
+ *     selects, up to ties within rounding (greedy_equivalent());
  *  4. relaxed runs are deterministic for a fixed thread count, and their
  *     objective is at most g's bound;
  *  5. an allocation failure anywhere returns FL_ERR_NOMEM (or succeeds when
