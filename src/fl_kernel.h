@@ -17,10 +17,12 @@
  * fused multiply-add rounds once where SSE2 rounds twice, so the two
  * builds' results differ in the last bits; every rounding allowance holds
  * for both, and the single-precision exp() is within 7.9e-8 of the C
- * library's with FMA, 1.02e-7 without.  Elsewhere (no ifunc) only the
- * SSE2 version. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-  defined(__linux__) && defined(__GLIBC__)
+ * library's with FMA, 1.02e-7 without.  Elsewhere (no ifunc), or built
+ * with -DFL_NO_CLONES (the benchmark driver's `make CLONES=0`), one
+ * version for the compiler's target. */
+#if !defined(FL_NO_CLONES) && defined(__GNUC__) && !defined(__clang__) && \
+  defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
+#define FL_HAVE_CLONES 1
 #if __GNUC__ >= 12
 #define FL_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
