@@ -130,7 +130,9 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #'   \item{gains}{Marginal gain of each pick when it was made.}
 #'   \item{objective}{\eqn{f(S)}, including any `initial` facilities.}
 #'   \item{bound}{An upper bound on the optimum over sets of `k` (plus
-#'     `initial`): `objective / bound` certifies the answer.}
+#'     `initial`): `objective / bound` certifies the answer. For points it
+#'     never exceeds the clients' total weight, which no set can cover more
+#'     of (every similarity is at most 1).}
 #'   \item{mode, threads, k, sigma}{The settings used (`threads` after
 #'     capping).}
 #'   \item{seconds}{Elapsed solver time, building W included.}

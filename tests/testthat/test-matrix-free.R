@@ -172,3 +172,16 @@ test_that("facility_pass_time() times the exhaustive pass of initial gains", {
   expect_equal(attr(pt, "gains"), colSums(ref_similarity(X, sigma = 1)), tolerance = 1e-12)
   expect_error(facility_pass_time(X, sigma = -1), class = "facloc_error_argument")
 })
+
+test_that("bound never exceeds the clients' total weight", {
+  # on 32-dimensional data with k = 100 the cluster bounds of the skipped
+  # clients alone add up to more than n
+  X <- facility_data("medium", n = 5000)
+  w <- rep(c(0.5, 2), length.out = nrow(X))
+  for (weights in list(NULL, w)) {
+    fit <- facility_greedy(X, 100, sigma = 20, threads = 2, weights = weights)
+    total <- if (is.null(weights)) nrow(X) else sum(weights)
+    expect_lte(fit$bound, total)
+    expect_gte(fit$bound, fit$objective)
+  }
+})
