@@ -30,6 +30,11 @@ flags="-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 
 echo "== sanitize: C core fuzz harness (ASan + UBSan + LeakSanitizer)"
 make -s -C "$top/inst/bench" sanitize BUILD="$tmp/bench" ITER="${FUZZ_ITER:-200}"
+# The kernels as built where they are not chosen at load time (one version
+# for the target: 4-float vectors with SSE2 alone), which R builds elsewhere.
+echo "== sanitize: the same with -DFL_NO_CLONES"
+make -s -C "$top/inst/bench" sanitize BUILD="$tmp/bench-noclones" CLONES=0 \
+  ITER="$(( (${FUZZ_ITER:-200} + 1) / 2 ))"
 
 echo "== sanitize: package built with $flags"
 mkdir -p "$tmp/pkg" "$tmp/lib"
