@@ -201,7 +201,15 @@ static inline float fl_expf_neg(float x)
  * several vectors, whose polynomial chains overlap. */
 #define FL_GAIN_BLOCK 64
 
-#if defined(__GNUC__)
+/* The gain sums in vectors need __builtin_convertvector (GCC 9, Clang);
+ * older compilers take the plain loop. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9)
+#define FL_VEC_SUMS 1
+#else
+#define FL_VEC_SUMS 0
+#endif
+
+#if FL_VEC_SUMS
 /* Half a float vector as doubles, and its lanes' integer type. */
 typedef double fl_dv __attribute__((vector_size(4 * FL_VF), aligned(8), may_alias));
 typedef float fl_fh __attribute__((vector_size(2 * FL_VF), aligned(4), may_alias));
@@ -257,7 +265,7 @@ FL_CLONES double fl_gain_cols_f(const float *cols, int stride, int cnt, const fl
                                 double *mass)
 {
   float d2[FL_GAIN_BLOCK];
-#if defined(__GNUC__)
+#if FL_VEC_SUMS
   float s[FL_GAIN_BLOCK];
   fl_dv acc[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
 #else
@@ -270,7 +278,7 @@ FL_CLONES double fl_gain_cols_f(const float *cols, int stride, int cnt, const fl
      * sixth of the time with chunks of 27 or 43 clients */
     int nv = (nb + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD;
     for (int j0 = 0; j0 < nb; j0 += FL_COLS_PAD) sqdist_pad(cols + i0 + j0, stride, y, d, d2 + j0);
-#if defined(__GNUC__)
+#if FL_VEC_SUMS
     FL_SIMD
     for (int j = 0; j < nv; j++) s[j] = fl_expf_neg(d2[j] * inv2s2);
     gain_sums(s, w + i0, cover + i0, nb, nv, acc);
@@ -285,7 +293,7 @@ FL_CLONES double fl_gain_cols_f(const float *cols, int stride, int cnt, const fl
     }
 #endif
   }
-#if defined(__GNUC__)
+#if FL_VEC_SUMS
   acc[0] += acc[1];
   acc[2] += acc[3];
   *mass = lane_sum(&acc[2]);
