@@ -459,9 +459,10 @@ void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
  * at most the computed one times 1 + eta, eta = expm1 of (d + 8) u
  * (r + rho)^2 / (2 sigma^2) + FL_EXPF_ERR (plus FL_SIM_SLACK), and the true
  * partial gain at most the computed one plus eta times the computed
- * similarity mass. */
-static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt,
-                           const double *yc, double *slack)
+ * similarity mass.  Cloned for the candidate's offset, 4 doubles at a time
+ * with x86-64-v3. */
+FL_CLONES static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt,
+                                     const double *yc, double *slack)
 {
   const int d = cl->d;
   const double *mu = cl->mu + (size_t) c->cluster * d;

@@ -90,10 +90,11 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
 /* Assign every point to its nearest center (the lowest on ties), by
  * distances computed in single precision; returns how many changed (all
  * on the first iteration).  Each point on its own: the result does not
- * depend on the thread count. */
-static int assign_points(const double *x, int n, int d, int K, const double *org,
-                         const float *cf, int threads, float *yfs, float *d2s, int first,
-                         int *assign)
+ * depend on the thread count.  Cloned for the point's offset, which runs
+ * in it. */
+FL_CLONES static int assign_points(const double *x, int n, int d, int K, const double *org,
+                                   const float *cf, int threads, float *yfs, float *d2s,
+                                   int first, int *assign)
 {
   int changed = 0;
   (void) threads;
@@ -147,6 +148,7 @@ static void center_sums(const double *x, int n, int d, int K, const int *assign,
     for (int i = (int) ((long long) n * blk / B); i < (int) ((long long) n * (blk + 1) / B); i++) {
       double *si = s + (size_t) assign[i] * d;
       const double *xi = x + (size_t) i * d;
+      FL_SIMD   /* si and xi never overlap; GCC's -O2 would not vectorise it */
       for (int t = 0; t < d; t++) si[t] += xi[t];
     }
   }
