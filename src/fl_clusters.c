@@ -59,8 +59,8 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
   double n = p->n, d = p->d, K = fl_clusters_max_leaves(p, c);
   double nchunks = n / FL_CHUNK + K;
   return (c->eps > 0 ? 12.0 : 8.0) * n * d    /* xs, xf */
-    + 16.0 * (n + FL_COLS_PAD) + 12.0 * n     /* ws, cover; k-means scratch */
-    + 128.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
+    + 16.0 * (n + FL_COLS_PAD) + 20.0 * n     /* ws, cover; k-means scratch, bounds */
+    + 136.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 48.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
     + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + K + 32)
     + nchunks * (16.0 + 32.0)

@@ -87,14 +87,25 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
   return FL_OK;
 }
 
+/* Hamerly's bounds (2010) let a point keep its center without computing
+ * any distance: hi[i] bounds its distance to its center from above, lo[i]
+ * its distance to every other center from below.  After the centers move
+ * (move[c], largest maxmove), hi grows by its center's move and lo shrinks
+ * by the largest; the point keeps its center while hi stays below lo by
+ * FL_KMEANS_MARGIN of their sum, far more than the error of the
+ * single-precision distances the bounds start from, so the assignments are
+ * those of computing every distance. */
+#define FL_KMEANS_MARGIN 1e-3f
+
 /* Assign every point to its nearest center (the lowest on ties), by
- * distances computed in single precision; returns how many changed (all
- * on the first iteration).  Each point on its own: the result does not
- * depend on the thread count.  Cloned for the point's offset, which runs
- * in it. */
+ * distances computed in single precision, unless the bounds settle it;
+ * returns how many changed (all on the first iteration, which sets the
+ * bounds).  Each point on its own: the result does not depend on the
+ * thread count.  Cloned for the point's offset, which runs in it. */
 FL_CLONES static int assign_points(const double *x, int n, int d, int K, const double *org,
                                    const float *cf, int threads, float *yfs, float *d2s,
-                                   int first, int *assign)
+                                   int first, const float *move, float maxmove, float *hi,
+                                   float *lo, int *assign)
 {
   int changed = 0;
   (void) threads;
@@ -102,18 +113,40 @@ FL_CLONES static int assign_points(const double *x, int n, int d, int K, const d
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+:changed)
 #endif
   for (int i = 0; i < n; i++) {
+    if (!first) {
+      float h = hi[i] + move[assign[i]], l = lo[i] - maxmove;
+      hi[i] = h;
+      lo[i] = l;
+      if (h + FL_KMEANS_MARGIN * (h + l) < l) continue;
+    }
     float *yf = yfs + fl_thread_id() * fl_thread_stride(d, sizeof(float));
     float *d2 = d2s + fl_thread_id() * fl_thread_stride(K, sizeof(float));
     fl_offset_f(x + (size_t) i * d, org, d, yf);
     fl_sqdist_cols_f(cf, K, K, yf, d, d2);
     int best = 0;
-    float bd = d2[0];
+    float bd = d2[0], next = INFINITY;
     for (int c = 1; c < K; c++)
-      if (d2[c] < bd) { bd = d2[c]; best = c; }
+      if (d2[c] < bd) { next = bd; bd = d2[c]; best = c; }
+      else if (d2[c] < next) next = d2[c];
     if (first || best != assign[i]) changed++;
     assign[i] = best;
+    hi[i] = sqrtf(bd);
+    lo[i] = sqrtf(next);
   }
   return changed;
+}
+
+/* move[c]: how far center c moved from old (rounded up in single
+ * precision); returns the largest move. */
+static float center_moves(const double *old, const double *centers, int K, int d, float *move)
+{
+  float most = 0.0f;
+  for (int c = 0; c < K; c++) {
+    double m = sqrt(fl_sqdist(old + (size_t) c * d, centers + (size_t) c * d, d));
+    move[c] = (float) (m * (1.0 + 1e-6)) + 1e-30f;
+    if (move[c] > most) most = move[c];
+  }
+  return most;
 }
 
 /* Points are summed in this many fixed blocks when there are at least
@@ -168,15 +201,24 @@ int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
   float *cf = calloc((size_t) K * d + FL_COLS_PAD, sizeof(float));   /* padded */
   float *yfs = malloc(threads * fl_thread_stride(d, sizeof(float)) * sizeof(float));
   float *d2s = malloc(threads * fl_thread_stride(K, sizeof(float)) * sizeof(float));
-  int status = sum && part && org && count && cf && yfs && d2s ? FL_OK : FL_ERR_NOMEM;
+  float *hi = malloc((size_t) n * sizeof(float)), *lo = malloc((size_t) n * sizeof(float));
+  float *move = malloc((size_t) K * sizeof(float)), maxmove = 0.0f;
+  double *old = malloc((size_t) K * d * sizeof(double));
+  int status = sum && part && org && count && cf && yfs && d2s && hi && lo && move && old
+    ? FL_OK : FL_ERR_NOMEM;
   for (int it = 0; status == FL_OK && it < FL_KMEANS_ITER; it++) {
     fl_centers_cols_f(centers, K, d, org, cf);
-    if (assign_points(x, n, d, K, org, cf, threads, yfs, d2s, it == 0, assign) == 0) break;
+    if (assign_points(x, n, d, K, org, cf, threads, yfs, d2s, it == 0, move, maxmove, hi, lo,
+                      assign) == 0)
+      break;
     center_sums(x, n, d, K, assign, threads, part, sum, count);
+    memcpy(old, centers, (size_t) K * d * sizeof(double));
     for (int c = 0; c < K; c++)
       if (count[c] > 0)   /* an empty cluster keeps its center */
         for (int t = 0; t < d; t++) centers[(size_t) c * d + t] = sum[(size_t) c * d + t] / count[c];
+    maxmove = center_moves(old, centers, K, d, move);
   }
   free(sum); free(part); free(org); free(count); free(cf); free(yfs); free(d2s);
+  free(hi); free(lo); free(move); free(old);
   return status;
 }
