@@ -58,7 +58,7 @@ typedef struct {
   double *hwpick;        /* batch x K reaches of the picks */
   double *distpick;      /* K scratch */
   double *tcount;        /* per thread, padded: pairs, evaluations */
-  int *teval;            /* per thread, K: a plan's clusters */
+  int *teval;            /* per thread, K + 4 (the last 4 zero): a plan's clusters */
   int qmax;              /* most candidates evaluated together */
   int *tpos;             /* per thread, qmax: cursors of eval_share's merge */
 } fl_mf;

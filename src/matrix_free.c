@@ -15,6 +15,7 @@
  * pruned), which gives the `bound` of the result after a final lazy
  * refinement of the k largest. */
 #include <stdlib.h>
+#include <stdint.h>
 #include <limits.h>
 #include <string.h>
 #include <math.h>
@@ -172,7 +173,7 @@ static int mf_alloc(fl_mf *r)
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(r->qmax, sizeof(int)) * sizeof(int));
-  r->teval = malloc(T * fl_thread_stride(K, sizeof(int)) * sizeof(int));
+  r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
@@ -216,12 +217,18 @@ static int chunk_pairs(const fl_chunk *c, int all)
 static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
-  int *eval = r->teval + tid * fl_thread_stride(cl->K, sizeof(int));
+  int *eval = r->teval + tid * fl_thread_stride(cl->K + 4, sizeof(int));
   s->left[q] = fl_clusters_plan(cl, cl->y + (size_t) s->pending[q].idx * cl->d, r->thresh,
                                 all, eval);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
-  for (int k = 0; k < cl->K; k++)
+  for (int k = 0; k < cl->K; k++) {
+    uint64_t word[2];   /* most leaves are skipped: four flags at a time */
+    memcpy(word, eval + k, sizeof word);
+    if ((word[0] | word[1]) == 0) {
+      k += 3;
+      continue;
+    }
     if (eval[k])
       for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++)
         if (all || cl->chunk[ch].nact > 0) {
@@ -229,6 +236,7 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
           items[n++] = ch;
           visits += chunk_pairs(&cl->chunk[ch], all);
         }
+  }
   cum[n] = visits;
   s->nitems[q] = n;
 }
