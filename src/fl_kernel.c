@@ -87,8 +87,8 @@ FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restric
  * memory, a store and a load per coordinate).  8 where the x86-64-v3 clone
  * is compiled from this source or the target has AVX (Clang splits them
  * well anywhere), else 4: GCC lowers vectors wider than the target's
- * through memory, which made nhpc 6 times slower with SSE2 alone ("medium",
- * n = 12000: 1.1 s against 0.18). */
+ * through memory (nhpc with SSE2 alone, "medium", n = 12000: 1.14 s with
+ * 8-float vectors, 0.24 s with 4; 0.11 s with the x86-64-v3 clone). */
 #if defined(FL_HAVE_CLONES) || defined(__AVX__) || defined(__clang__)
 #define FL_VF 8
 #else
