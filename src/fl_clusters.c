@@ -61,7 +61,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
   return (c->eps > 0 ? 12.0 : 8.0) * n * d    /* xs, xf */
     + 16.0 * (n + FL_COLS_PAD) + 20.0 * n     /* ws, cover; k-means scratch, bounds */
     + 136.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
-    + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 48.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
+    + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 72.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
     + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + K + 32)
     + nchunks * (16.0 + 32.0)
     + 8.0 * c->threads * (FL_CHUNK * (d + 2) + 16);
@@ -73,7 +73,7 @@ void fl_clusters_free(fl_clusters *cl)
   free(cl->top); free(cl->kbase);
   free(cl->mu); free(cl->rad); free(cl->first);
   free(cl->org); free(cl->muf); free(cl->yf);
-  free(cl->rms2); free(cl->lnw); free(cl->lnw_all);
+  free(cl->rms2); free(cl->lnw); free(cl->lnw_all); free(cl->lnmin); free(cl->reach2);
   free(cl->chunk); free(cl->csum); free(cl->wact); free(cl->scratch);
   memset(cl, 0, sizeof *cl);
 }
@@ -110,6 +110,7 @@ static int layout(fl_clusters *cl, const fl_problem *p, const int *assign)
     }
     cl->rad[k] = sqrt(r2) * (1.0 + FL_RAD_SLACK);
     cl->rms2[k] = start[k + 1] > start[k] ? sum2 / (start[k + 1] - start[k]) : 0.0;
+    cl->reach2[k] = 2.0 * FL_COLD_SD * sqrt(cl->rms2[k] / d);
     for (int lo = start[k]; lo < start[k + 1]; lo += FL_CHUNK, ch++) {
       cl->chunk[ch].lo = lo;
       cl->chunk[ch].hi = lo + FL_CHUNK < start[k + 1] ? lo + FL_CHUNK : start[k + 1];
@@ -302,6 +303,8 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->rms2 = malloc(K * sizeof(double));
   cl->lnw = malloc(K * sizeof(double));
   cl->lnw_all = malloc(K * sizeof(double));
+  cl->lnmin = malloc(2 * K * sizeof(double));
+  cl->reach2 = malloc(K * sizeof(double));
   cl->first = malloc((K + 1) * sizeof(int));
   cl->wact = malloc(6 * K * sizeof(double));
   cl->org = malloc(d * sizeof(double));
@@ -314,10 +317,12 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
     cl->minact = cl->wact + K; cl->wpr = cl->wact + 2 * K; cl->minpr = cl->wact + 3 * K;
     cl->wall = cl->wact + 4 * K; cl->minall = cl->wact + 5 * K;
   }
+  if (cl->lnmin) cl->lnmin_all = cl->lnmin + K;
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
   if (cl->xs && (cl->xf || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase &&
-      cl->mu && cl->rad && cl->rms2 && cl->lnw && cl->lnw_all && cl->first && cl->wact &&
+      cl->mu && cl->rad && cl->rms2 && cl->lnw && cl->lnw_all && cl->lnmin && cl->reach2 &&
+      cl->first && cl->wact &&
       cl->org && cl->muf && cl->yf && cl->scratch && assign &&
       build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
     single_precision_centers(cl);
@@ -407,7 +412,7 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
  * it vectorises (as two loops, a vectorised reach then a scalar plan, they
  * took 19% of nhpc's time at n = 30000). */
 FL_CLONES double fl_clusters_plan(const fl_clusters *cl, const double *yc, double thresh,
-                                  int all, int *eval)
+                                  int all, int cold, int *eval)
 {
   float *df;
   const double lift = center_distances(cl, yc, &df), shrink = FL_REACH_SHRINK(cl->d);
@@ -417,6 +422,9 @@ FL_CLONES double fl_clusters_plan(const fl_clusters *cl, const double *yc, doubl
   const double *w = all ? cl->wall : cl->wact, *low = all ? cl->minall : cl->minact;
   const double *lnw = all ? cl->lnw_all : cl->lnw, wpr_scale = all ? 0.0 : 1.0;
   const double *rad = cl->rad, *rms2 = cl->rms2, *wpr = cl->wpr, *minpr = cl->minpr;
+  const double *lnmin = all ? cl->lnmin_all : cl->lnmin, *reach2 = cl->reach2;
+  /* a double, as thresh: an int flag in the loop kept GCC from vectorising it */
+  const double skip_cold = cold && thresh > 0 ? 1.0 : 0.0;
   double left = 0.0;
   FL_SIMD_SUM(left)
   for (int k = 0; k < cl->K; k++) {
@@ -424,7 +432,10 @@ FL_CLONES double fl_clusters_plan(const fl_clusters *cl, const double *yc, doubl
     double b = w[k] * fl_positive(hw - low[k]);
     /* log of the mass estimate at least log(FL_EST_FRACTION thresh)? */
     int mass = lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
-    int visit = (b > 0) & ((b >= thresh) | mass);   /* & and |: no branches */
+    /* log of the similarity at the near point at most log(min coverage)? */
+    double near2 = fl_positive(dist * dist + rms2[k] - reach2[k] * dist);
+    int covered = (skip_cold > 0) & (-near2 * inv2s2 <= lnmin[k]);
+    int visit = (b > 0) & !covered & ((b >= thresh) | mass);   /* & and |: no branches */
     eval[k] = visit;
     left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);
   }
@@ -601,6 +612,8 @@ void fl_clusters_reduce(fl_clusters *cl)
     cl->minall[k] = s.minact < s.minpr ? s.minact : s.minpr;
     cl->lnw[k] = s.wact > 0 ? log(s.wact) : -HUGE_VAL;
     cl->lnw_all[k] = s.wact + s.wpr > 0 ? log(s.wact + s.wpr) : -HUGE_VAL;
+    cl->lnmin[k] = s.minact > 0 ? log(s.minact) : -HUGE_VAL;
+    cl->lnmin_all[k] = cl->minall[k] > 0 ? log(cl->minall[k]) : -HUGE_VAL;
   }
 }
 

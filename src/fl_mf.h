@@ -29,6 +29,7 @@ typedef struct {
   int *item_cum;       /* Q x (nchunks + 1): client visits before each item, and in all */
   double *partial;     /* Q x nchunks: partial gain of each item */
   double *slack;       /* Q x nchunks: its rounding allowance (fl_clusters_chunk_gain) */
+  unsigned char *fine; /* Q: evaluate it finely (see next_stale in matrix_free.c) */
 } fl_mf_heap;
 
 typedef struct {
@@ -47,6 +48,9 @@ typedef struct {
   fl_entry *fresh;       /* nheaps x batch: fresh tops of the round */
   int *nfresh;
   double *ub;            /* m: upper bound on each candidate's gain */
+  int *fine_round;       /* m: round of each candidate's last fine evaluation */
+  int *settle_round;     /* m: round in which its coarse gain was last keyed down */
+  int refine;            /* fine evaluations of the picks (eps > 0, one heap) */
   unsigned char *chosen; /* m */
   fl_entry *merged;      /* nheaps x batch */
   int *from;             /* heap of each merged entry */

@@ -5,7 +5,9 @@
  * pick: the whole team does that first, each thread evaluating its own
  * candidates, and the heaps start from those gains.  An evaluation visits
  * only the leaf clusters of fl_clusters whose bound (or estimated mass) is
- * not negligible beside eps times the last gain.  A round lets every heap
+ * not negligible beside eps times the last gain, and not most likely
+ * covered (a coarse evaluation; the picks are evaluated finely, see
+ * FL_TIE).  A round lets every heap
  * yield its `batch` best fresh entries (evaluated against the round's
  * coverage), merges them and commits them in order while each one's gain
  * is certified to be at most eps stale; the post-selection pass then
@@ -50,6 +52,24 @@
 /* Clusters whose bound is below this fraction of the skip threshold are
  * still visited when the final bound is tightened. */
 #define FL_REFINE_FRACTION 0.1
+/* With eps > 0 a gain evaluation is coarse: it skips clusters, so it
+ * falls short of the gain (by 0.05% to 0.7% on average, at most 4.5% to
+ * 16%, on three benchmark presets and on points near a 3- or
+ * 8-dimensional subspace), and two candidates whose gains differ by less
+ * can be taken in the wrong order.  On points near a subspace such
+ * near-ties decide greedy's path: nhpc ended up to 0.7% below greedy
+ * there (inst/bench/bench-lowdim.R).  So with one heap (r->refine) a
+ * coarse gain g is keyed g (1 + FL_TIE), and the candidate that leads the
+ * heap's fresh entries, and any later one that fl_mf_merge() would pick,
+ * is evaluated finely first (every active client of every cluster with a positive
+ * bound; pruned ones stay out, as in the other keys): the picks are
+ * greedy's unless a gain falls short by more than FL_TIE.  Less was not
+ * enough: the fine gain of one candidate then beat the coarse gains of
+ * better ones that fell short by more ("large", n = 30000: 0.99989 of
+ * greedy with 0.02, 1.00000 with 0.03 to 0.1; with 0.01, one of 30 runs
+ * near a 3-dimensional subspace ended 0.18% below greedy).  0.05 visits
+ * 1% to 4% more pairs than 0.02 on the presets at n = 12000. */
+#define FL_TIE 0.05
 
 static int is_matrix_free(fl_mode mode)
 {
@@ -104,9 +124,9 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   if (!is_matrix_free(c->mode)) return 0.0;
   double H = heap_count(c), b = batch_size(c), K = fl_clusters_max_leaves(p, c);
   double nchunks = (double) p->n / FL_CHUNK + K;
-  return fl_clusters_bytes(p, c) + 9.0 * p->m + 16.0 * p->m
+  return fl_clusters_bytes(p, c) + 17.0 * p->m + 16.0 * p->m
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
-    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * 24.0 * (nchunks + 1)
+    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 33.0)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
     + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
@@ -122,8 +142,9 @@ static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch)
   s->item_cum = malloc(Q * (nch + 1) * sizeof(int));
   s->partial = malloc(Q * nch * sizeof(double));
   s->slack = malloc(Q * nch * sizeof(double));
+  s->fine = calloc(Q, 1);
   return s->pending && s->left && s->nitems && s->item_ch && s->item_cum && s->partial &&
-    s->slack ? FL_OK : FL_ERR_NOMEM;
+    s->slack && s->fine ? FL_OK : FL_ERR_NOMEM;
 }
 
 static void scratch_free(fl_mf_heap *s, int count)
@@ -132,6 +153,7 @@ static void scratch_free(fl_mf_heap *s, int count)
     for (int h = 0; h < count; h++) {
       free(s[h].pending); free(s[h].left); free(s[h].nitems);
       free(s[h].item_ch); free(s[h].item_cum); free(s[h].partial); free(s[h].slack);
+      free(s[h].fine);
     }
   free(s);
 }
@@ -141,7 +163,8 @@ static void mf_free(fl_mf *r)
   scratch_free(r->hs, r->nheaps);
   scratch_free(r->ts, r->c->threads);
   free(r->heaps); free(r->bar); free(r->entries);
-  free(r->fresh); free(r->nfresh); free(r->ub); free(r->chosen);
+  free(r->fresh); free(r->nfresh); free(r->ub); free(r->fine_round);
+  free(r->settle_round); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->ypick);
   free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount);
   free(r->teval); free(r->tpos);
@@ -161,6 +184,8 @@ static int mf_alloc(fl_mf *r)
   r->fresh = malloc(H * b * sizeof(fl_entry));
   r->nfresh = calloc(H, sizeof(int));
   r->ub = malloc(m * sizeof(double));
+  r->fine_round = malloc(m * sizeof(int));
+  r->settle_round = malloc(m * sizeof(int));
   r->chosen = calloc(m, 1);
   r->merged = malloc(H * b * sizeof(fl_entry));
   r->from = malloc(H * b * sizeof(int));
@@ -175,10 +200,14 @@ static int mf_alloc(fl_mf *r)
   r->tpos = malloc(T * fl_thread_stride(r->qmax, sizeof(int)) * sizeof(int));
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
-      !r->ub || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
+      !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
       !r->teval || !r->tpos)
     return FL_ERR_NOMEM;
+  for (size_t j = 0; j < m; j++) r->fine_round[j] = r->settle_round[j] = -1;
+  /* With several heaps each leader's fine evaluation would cost its
+   * thread alone (hpc, "large", 2 threads: 28% more pairs than at 1). */
+  r->refine = r->c->eps > 0 && r->nheaps == 1;
   for (size_t h = 0; h < H; h++) {
     fl_barrier_init(&r->bar[h]);
     size_t Q = (size_t) post_cap(r->c);
@@ -218,8 +247,9 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
   int *eval = r->teval + tid * fl_thread_stride(cl->K + 4, sizeof(int));
-  s->left[q] = fl_clusters_plan(cl, cl->y + (size_t) s->pending[q].idx * cl->d, r->thresh,
-                                all, eval);
+  int fine = s->fine[q];
+  s->left[q] = fl_clusters_plan(cl, cl->y + (size_t) s->pending[q].idx * cl->d,
+                                fine ? 0.0 : r->thresh, all, !fine && !all, eval);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
   for (int k = 0; k < cl->K; k++) {
@@ -347,10 +377,19 @@ static double eval_total(const fl_mf_heap *s, const fl_clusters *cl, int q, doub
   return g;
 }
 
+/* Is heap entry e fresh with a coarse gain, keyed up by FL_TIE? */
+static int coarse_fresh(const fl_mf *r, fl_entry e)
+{
+  return e.round == r->round && r->refine && r->fine_round[e.idx] != r->round &&
+    r->settle_round[e.idx] != r->round;
+}
+
 /* Leader: move fresh tops to the fresh list and post up to post_cap()
- * stale tops for evaluation (popped into s->pending).  Stops at a fresh top once
- * something is posted, so the fresh list always holds the heap's best.
- * Returns how many were posted (0: the heap is done for this round). */
+ * stale tops for evaluation (popped into s->pending), the first of them
+ * perhaps a top fresh with a coarse gain, to be evaluated finely
+ * (s->fine).  Stops at a fresh top once something is posted, so the fresh
+ * list always holds the heap's best.  Returns how many were posted (0: the
+ * heap is done for this round). */
 static int next_stale(fl_mf *r, int h, int steps_done)
 {
   fl_heap *hp = &r->heaps[h];
@@ -359,23 +398,40 @@ static int next_stale(fl_mf *r, int h, int steps_done)
   const int cap = post_cap(r->c);
   while (s->npend < cap && r->nfresh[h] < r->quota && steps_done < r->steps && hp->size > 0 &&
          hp->a[0].key >= r->stop) {
-    if (hp->a[0].round == r->round) {
-      if (s->npend > 0) break;
-      r->fresh[(size_t) h * r->batch + r->nfresh[h]++] = fl_heap_pop(hp);
+    int fine = coarse_fresh(r, hp->a[0]);
+    if (fine && r->nfresh[h] > 0) {
+      /* Only the leader of the fresh list is evaluated finely here: the
+       * entries after it are rarely picks (fl_mf_merge evaluates those
+       * that are), so their coarse gains are keyed down again and the
+       * heap's order decides where they stand. */
+      fl_entry e = fl_heap_pop(hp);
+      e.key /= 1.0 + FL_TIE;
+      r->settle_round[e.idx] = r->round;
+      fl_heap_push(hp, e);
       continue;
     }
+    if (hp->a[0].round == r->round) {
+      if (s->npend > 0) break;
+      if (!fine) {
+        r->fresh[(size_t) h * r->batch + r->nfresh[h]++] = fl_heap_pop(hp);
+        continue;
+      }
+    }
+    s->fine[s->npend] = (unsigned char) fine;
     s->pending[s->npend++] = fl_heap_pop(hp);
   }
   return s->npend;
 }
 
-/* Posted candidate q keyed by its evaluated gain, fresh in round `round`;
- * its upper bound tightened. */
+/* Posted candidate q keyed by its evaluated gain (a coarse one raised by
+ * FL_TIE), fresh in round `round`; its upper bound tightened. */
 static fl_entry evaluated(fl_mf *r, const fl_mf_heap *s, int q, int round)
 {
   fl_entry e = s->pending[q];
   double ub, g = eval_total(s, &r->cl, q, &ub);
   if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
+  if (s->fine[q]) r->fine_round[e.idx] = round;
+  else if (r->refine) g *= 1.0 + FL_TIE;
   e.key = g;
   e.round = round;
   return e;
@@ -517,6 +573,20 @@ static int pool_fresh(fl_mf *r)
  * can have dropped by at most eps of it through the round's earlier picks
  * (with eps = 0: not at all, so the order is exactly greedy's); the rest
  * go back to their heaps, to be re-evaluated next round. */
+/* Entry e's gain from a fine evaluation, by the calling thread alone
+ * (heap 0's scratch: no heap is being refreshed). */
+static fl_entry fine_entry(fl_mf *r, fl_entry e)
+{
+  fl_mf_heap *s = &r->hs[0];
+  int tid = fl_thread_id();
+  s->pending[0] = e;
+  s->fine[0] = 1;
+  s->npend = 1;
+  eval_share(r, s, 0, 0, 1, NULL, tid);
+  r->tcount[(size_t) tid * FL_MF_PAD + 1] += 1;
+  return evaluated(r, s, 0, r->round);
+}
+
 void fl_mf_merge(fl_mf *r)
 {
   int nm = pool_fresh(r), K = r->cl.K;
@@ -528,11 +598,21 @@ void fl_mf_merge(fl_mf *r)
     const double *yj = r->cl.y + (size_t) j * r->cl.d;
     fl_clusters_reach(&r->cl, yj, hw, r->distpick);
     if (r->npick > 0 && overlap_bound(r, hw) > r->c->eps * r->merged[q].key) break;
+    if (r->refine && r->fine_round[j] != r->round) {
+      /* a coarse gain, after the round's first pick: evaluated finely, it
+       * must still come before the next entry (else it goes back) */
+      r->merged[q] = fine_entry(r, r->merged[q]);
+      if (q + 1 < nm && fl_entry_before(r->merged[q + 1], r->merged[q])) break;
+    }
     r->pick[r->npick] = j;
     r->ypick[r->npick++] = yj;
     r->chosen[j] = 1;
   }
-  for (; q < nm; q++) fl_heap_push(&r->heaps[r->from[q]], r->merged[q]);
+  for (; q < nm; q++) {   /* back to their heaps, coarse gains keyed up again */
+    fl_entry e = r->merged[q];
+    if (r->refine && r->fine_round[e.idx] != r->round) e.key *= 1.0 + FL_TIE;
+    fl_heap_push(&r->heaps[r->from[q]], e);
+  }
   fl_clusters_skip_table(&r->cl, r->hwpick, r->npick, r->skip);
 }
 
@@ -576,6 +656,7 @@ static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub
   double keep = r->thresh;
   r->thresh = thresh;
   s->npend = np;
+  memset(s->fine, 0, (size_t) np);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(r->c->threads)
 #endif
@@ -780,6 +861,7 @@ static int first_gains(fl_mf *r, int nopen)
       int tid = fl_thread_id(), np = hi - at < FL_TEAM_BATCH ? hi - at : FL_TEAM_BATCH;
       fl_mf_heap *s = &r->ts[tid];
       for (int q = 0; q < np; q++) s->pending[q] = r->entries[ord[at + q]];
+      memset(s->fine, 0, (size_t) np);
       s->npend = np;
       eval_share(r, s, 0, 0, 1, NULL, tid);
       for (int q = 0; q < np; q++) r->entries[ord[at + q]] = evaluated(r, s, q, 0);
