@@ -199,3 +199,19 @@ with_fixed_rng <- function(seed, expr) {
            sample.kind = "Rejection")
   expr
 }
+
+# Points near a q-dimensional subspace of R^d: a mixture of `centers`
+# Gaussian clusters in a random q-dimensional subspace plus noise (sd 0.5
+# per coordinate).  There the leaf balls bound gains tightly enough that a
+# relaxed evaluation skips real gain and near-ties decide greedy's path:
+# the data of the low-dimensional quality test and of
+# inst/bench/bench-lowdim.R.
+near_subspace <- function(n, q, seed, d = 32, centers = 24) {
+  with_fixed_rng(seed, {
+    B <- qr.Q(qr(matrix(stats::rnorm(d * q), d, q)))
+    C <- matrix(stats::rnorm(centers * q, sd = 40), centers, q)
+    Z <- C[sample(centers, n, replace = TRUE), , drop = FALSE] +
+      matrix(stats::rnorm(n * q, sd = 10), n, q)
+    Z %*% t(B) + matrix(stats::rnorm(n * d, sd = 0.5), n, d)
+  })
+}

@@ -61,14 +61,14 @@
  * there (inst/bench/bench-lowdim.R).  So with one heap (r->refine) a
  * coarse gain g is keyed g (1 + FL_TIE), and the candidate that leads the
  * heap's fresh entries, and any later one that fl_mf_merge() would pick,
- * is evaluated finely first (every active client of every cluster with a positive
- * bound; pruned ones stay out, as in the other keys): the picks are
- * greedy's unless a gain falls short by more than FL_TIE.  Less was not
+ * is evaluated finely first (every active client of every cluster with a
+ * positive bound; pruned ones stay out, as in the other keys): the picks
+ * are greedy's unless a gain falls short by more than FL_TIE.  Less was not
  * enough: the fine gain of one candidate then beat the coarse gains of
  * better ones that fell short by more ("large", n = 30000: 0.99989 of
  * greedy with 0.02, 1.00000 with 0.03 to 0.1; with 0.01, one of 30 runs
  * near a 3-dimensional subspace ended 0.18% below greedy).  0.05 visits
- * 1% to 4% more pairs than 0.02 on the presets at n = 12000. */
+ * 2% to 8% more pairs than 0.02 on the presets at n = 12000. */
 #define FL_TIE 0.05
 
 static int is_matrix_free(fl_mode mode)
@@ -200,7 +200,8 @@ static int mf_alloc(fl_mf *r)
   r->tpos = malloc(T * fl_thread_stride(r->qmax, sizeof(int)) * sizeof(int));
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
-      !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged || !r->from || !r->pick || !r->ypick ||
+      !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
+      !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
       !r->teval || !r->tpos)
     return FL_ERR_NOMEM;
@@ -569,10 +570,6 @@ static int pool_fresh(fl_mf *r)
   return nm;
 }
 
-/* Commit pooled entries in order while the gain each was evaluated with
- * can have dropped by at most eps of it through the round's earlier picks
- * (with eps = 0: not at all, so the order is exactly greedy's); the rest
- * go back to their heaps, to be re-evaluated next round. */
 /* Entry e's gain from a fine evaluation, by the calling thread alone
  * (heap 0's scratch: no heap is being refreshed). */
 static fl_entry fine_entry(fl_mf *r, fl_entry e)
@@ -587,6 +584,10 @@ static fl_entry fine_entry(fl_mf *r, fl_entry e)
   return evaluated(r, s, 0, r->round);
 }
 
+/* Commit pooled entries in order while the gain each was evaluated with
+ * can have dropped by at most eps of it through the round's earlier picks
+ * (with eps = 0: not at all, so the order is exactly greedy's); the rest
+ * go back to their heaps, to be re-evaluated next round. */
 void fl_mf_merge(fl_mf *r)
 {
   int nm = pool_fresh(r), K = r->cl.K;

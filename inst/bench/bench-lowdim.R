@@ -6,7 +6,8 @@
 #
 # For q = 2, 3, 4, 8, 16 and seeds 1, 2: n = 6000 points of a mixture of 24
 # Gaussian clusters in a random q-dimensional subspace of R^32 plus noise
-# (sd 0.5 per coordinate), sigma = 20, k = 20, 50, 100.  Each of hc, hpc
+# (sd 0.5 per coordinate; facloc:::near_subspace()), sigma = 20, k = 20,
+# 50, 100.  Each of hc, hpc
 # and nhpc (default control) at 1 and 2 threads against exact greedy (nhpc
 # with batch = 1, eps = 0, tau = 1, which the tests check equals greedy):
 # quality = f(S) / greedy's f(S), and pairs.  Writes lowdim.csv and
@@ -18,19 +19,10 @@ dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
 source(file.path(here, "machine.R"))
 library_facloc()
 
-near_subspace <- function(n, q, seed, d = 32, centers = 24) {
-  set.seed(seed)
-  B <- qr.Q(qr(matrix(rnorm(d * q), d, q)))
-  C <- matrix(rnorm(centers * q, sd = 40), centers, q)
-  Z <- C[sample(centers, n, replace = TRUE), , drop = FALSE] +
-    matrix(rnorm(n * q, sd = 10), n, q)
-  Z %*% t(B) + matrix(rnorm(n * d, sd = 0.5), n, d)
-}
-
 exact <- facility_control(batch = 1, eps = 0, tau = 1)
 rows <- list()
 for (q in c(2, 3, 4, 8, 16)) for (seed in 1:2) {
-  X <- near_subspace(6000, q, seed)
+  X <- facloc:::near_subspace(6000, q, seed)
   for (k in c(20L, 50L, 100L)) {
     greedy <- facility_greedy(X, k, mode = "nhpc", sigma = 20, threads = 2, control = exact)
     for (mode in c("hc", "hpc", "nhpc")) for (threads in 1:2) {

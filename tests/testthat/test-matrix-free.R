@@ -75,17 +75,6 @@ test_that("the relaxed defaults reach 99.9% of greedy and bound the objective", 
   }
 })
 
-# Points near a q-dimensional subspace of R^d: there the ball bounds are
-# tight enough that a relaxed evaluation skips real gain, and near-ties
-# between candidates decide greedy's path.
-near_subspace <- function(n, q, seed, d = 32, centers = 24) {
-  set.seed(seed)
-  B <- qr.Q(qr(matrix(rnorm(d * q), d, q)))
-  C <- matrix(rnorm(centers * q, sd = 40), centers, q)
-  Z <- C[sample(centers, n, replace = TRUE), , drop = FALSE] + matrix(rnorm(n * q, sd = 10), n, q)
-  Z %*% t(B) + matrix(rnorm(n * d, sd = 0.5), n, d)
-}
-
 test_that("the relaxed defaults stay within 0.1% of greedy on low-dimensional data", {
   # Before the fine evaluation of the picks (FL_TIE in matrix_free.c),
   # every mode reached 0.99429 of greedy here with k = 20.  The picks are
