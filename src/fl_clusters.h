@@ -43,15 +43,16 @@ typedef struct {
   int prune;               /* coverage pruning (hpc, nhpc) */
   const double *y;         /* candidates, m x d */
   double *xs;              /* n x d: clients in layout order */
-  float *xf;               /* n x d, with eps > 0 (else NULL): clients - their leaf's
-                            * center in single precision, by coordinate within each
-                            * chunk (chunk c's coordinate t at xf[lo d + t (hi - lo)]) */
+  float *xf;               /* n x d, with eps > 0 (else NULL): clients - org in single
+                            * precision, by coordinate within each chunk (chunk c's
+                            * coordinate t at xf[lo d + t (hi - lo)]) */
   double *ws;              /* n weights in layout order */
   double *cover;           /* n coverage in layout order */
   int K1;                  /* top-level clusters */
   double *top;             /* K1 x d: their centers */
   int *kbase;              /* K1 + 1: top cluster t's leaves are kbase[t]..kbase[t + 1] - 1 */
   double *mu, *rad;        /* K x d centers, K radii (enlarged: see fl_clusters_reach) */
+  double *span;            /* K: bound on |client - org| over each leaf's clients */
   double *org;             /* d: the mean of the centers */
   float *muf;              /* d x K: centers - org in single precision, by coordinate */
   float *yf;               /* per thread, yf_stride: a candidate - org (or - a leaf's
@@ -116,12 +117,16 @@ void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, doub
 double fl_clusters_plan(const fl_clusters *cl, const double *yc, double thresh, int all,
                         int cold, int *eval);
 
+/* yo = yc - org in single precision (d floats), as fl_clusters_chunk_gain
+ * takes a candidate with cl->xf; returns |yc - org|. */
+double fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo);
 /* Partial gain of candidate yc over the active clients of chunk ch (all
- * clients when all != 0), in single precision when cl->xf is set; *slack
- * receives what the rounding may have taken off it (0 in double
- * precision), so the true partial gain is at most the sum of the two. */
-double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, int all,
-                              double *slack);
+ * clients when all != 0), in single precision from yo and ynorm (from
+ * fl_clusters_offset) when cl->xf is set; *slack receives what the
+ * rounding may have taken off it (0 in double precision), so the true
+ * partial gain is at most the sum of the two. */
+double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, const float *yo,
+                              double ynorm, int all, double *slack);
 
 /* The post-selection work on one chunk for npick new facilities ypick[q]
  * (skip[q * K + k] set when pick q cannot raise any coverage in cluster k):

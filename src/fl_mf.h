@@ -30,6 +30,8 @@ typedef struct {
   double *partial;     /* Q x nchunks: partial gain of each item */
   double *slack;       /* Q x nchunks: its rounding allowance (fl_clusters_chunk_gain) */
   unsigned char *fine; /* Q: evaluate it finely (see next_stale in matrix_free.c) */
+  float *yo;           /* Q x d: each candidate - org (fl_clusters_offset) */
+  double *ynorm;       /* Q: |candidate - org| */
 } fl_mf_heap;
 
 typedef struct {

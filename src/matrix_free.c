@@ -126,14 +126,14 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 17.0 * p->m + 16.0 * p->m
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
-    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 33.0)
+    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 41.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
     + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
 }
 
 /* Evaluation scratch for up to Q candidates at once. */
-static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch)
+static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch, size_t d)
 {
   s->pending = malloc(Q * sizeof(fl_entry));
   s->left = malloc(Q * sizeof(double));
@@ -143,8 +143,10 @@ static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch)
   s->partial = malloc(Q * nch * sizeof(double));
   s->slack = malloc(Q * nch * sizeof(double));
   s->fine = calloc(Q, 1);
+  s->yo = malloc(Q * d * sizeof(float));
+  s->ynorm = malloc(Q * sizeof(double));
   return s->pending && s->left && s->nitems && s->item_ch && s->item_cum && s->partial &&
-    s->slack && s->fine ? FL_OK : FL_ERR_NOMEM;
+    s->slack && s->fine && s->yo && s->ynorm ? FL_OK : FL_ERR_NOMEM;
 }
 
 static void scratch_free(fl_mf_heap *s, int count)
@@ -153,7 +155,7 @@ static void scratch_free(fl_mf_heap *s, int count)
     for (int h = 0; h < count; h++) {
       free(s[h].pending); free(s[h].left); free(s[h].nitems);
       free(s[h].item_ch); free(s[h].item_cum); free(s[h].partial); free(s[h].slack);
-      free(s[h].fine);
+      free(s[h].fine); free(s[h].yo); free(s[h].ynorm);
     }
   free(s);
 }
@@ -213,10 +215,10 @@ static int mf_alloc(fl_mf *r)
     fl_barrier_init(&r->bar[h]);
     size_t Q = (size_t) post_cap(r->c);
     if (h == 0 && Q < FL_TEAM_BATCH) Q = FL_TEAM_BATCH;   /* team_gains */
-    if (scratch_init(&r->hs[h], Q, nch) != FL_OK) return FL_ERR_NOMEM;
+    if (scratch_init(&r->hs[h], Q, nch, (size_t) r->cl.d) != FL_OK) return FL_ERR_NOMEM;
   }
   for (size_t t = 0; t < T; t++)
-    if (scratch_init(&r->ts[t], FL_TEAM_BATCH, nch) != FL_OK) return FL_ERR_NOMEM;
+    if (scratch_init(&r->ts[t], FL_TEAM_BATCH, nch, (size_t) r->cl.d) != FL_OK) return FL_ERR_NOMEM;
   return FL_OK;
 }
 
@@ -249,8 +251,9 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
   const fl_clusters *cl = &r->cl;
   int *eval = r->teval + tid * fl_thread_stride(cl->K + 4, sizeof(int));
   int fine = s->fine[q];
-  s->left[q] = fl_clusters_plan(cl, cl->y + (size_t) s->pending[q].idx * cl->d,
-                                fine ? 0.0 : r->thresh, all, !fine && !all, eval);
+  const double *yc = cl->y + (size_t) s->pending[q].idx * cl->d;
+  s->left[q] = fl_clusters_plan(cl, yc, fine ? 0.0 : r->thresh, all, !fine && !all, eval);
+  if (cl->xf) s->ynorm[q] = fl_clusters_offset(cl, yc, s->yo + (size_t) q * cl->d);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
   for (int k = 0; k < cl->K; k++) {
@@ -356,7 +359,8 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
       if (pos[q] == s->nitems[q] || s->item_ch[at] != ch) continue;
       pos[q]++;
       s->partial[at] = fl_clusters_chunk_gain(cl, ch, cl->y + (size_t) s->pending[q].idx * cl->d,
-                                              all, &s->slack[at]);
+                                              s->yo + (size_t) q * cl->d, s->ynorm[q], all,
+                                              &s->slack[at]);
       pairs += chunk_pairs(c, all);
     }
   }

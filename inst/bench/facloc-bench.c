@@ -455,8 +455,10 @@ static void check_reach(const instance *in)
     for (int i = 0; i < p.n; i++)   /* without rng_unif(): the cases stay as they were */
       cl.cover[i] = i % 2 ? 0.0 : (double) (((unsigned) i * 2654435761u) % 1000) / 1000;
     double *hw = malloc(sizeof(double) * cl.K), *dist = malloc(sizeof(double) * cl.K);
-    for (int j = 0; hw && dist && j < p.m; j++) {
+    float *yo = malloc(sizeof(float) * p.d);
+    for (int j = 0; hw && dist && yo && j < p.m; j++) {
       const double *yj = p.y + (size_t) j * p.d;
+      double ynorm = fl_clusters_offset(&cl, yj, yo);
       fl_clusters_reach(&cl, yj, hw, dist);
       for (int k = 0; k < cl.K; k++)
         for (int ch = cl.first[k]; ch < cl.first[k + 1]; ch++)
@@ -467,7 +469,7 @@ static void check_reach(const instance *in)
                    offsets[o], s, hw[k]);
           }
       for (int ch = 0; ch < cl.nchunks; ch++) {
-        double slack, g = fl_clusters_chunk_gain(&cl, ch, yj, 1, &slack);
+        double slack, g = fl_clusters_chunk_gain(&cl, ch, yj, yo, ynorm, 1, &slack);
         double exact = exact_chunk_gain(&cl, ch, yj), wsum = 0.0;
         for (int i = cl.chunk[ch].lo; i < cl.chunk[ch].hi; i++) wsum += cl.ws[i];
         /* 1e-30: the single-precision exp() stops at exp(-87) */
@@ -476,7 +478,7 @@ static void check_reach(const instance *in)
                offsets[o], g, slack, exact);
       }
     }
-    free(hw); free(dist);
+    free(hw); free(dist); free(yo);
     fl_clusters_free(&cl);
     free(x); free(y);
   }
