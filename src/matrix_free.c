@@ -129,7 +129,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
     + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 41.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
-    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 4.0 * (post_cap(c) + FL_TEAM_BATCH));
+    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 8.0 * (post_cap(c) + FL_TEAM_BATCH));
 }
 
 /* Evaluation scratch for up to Q candidates at once. */
@@ -199,7 +199,7 @@ static int mf_alloc(fl_mf *r)
   r->distpick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
-  r->tpos = malloc(T * fl_thread_stride(r->qmax, sizeof(int)) * sizeof(int));
+  r->tpos = malloc(T * fl_thread_stride(2 * (size_t) r->qmax, sizeof(int)) * sizeof(int));
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
@@ -312,16 +312,11 @@ static int lane_start(const fl_mf_heap *s, int lane, int M, double total, int nc
   return lo;
 }
 
-/* Next chunk of the posted candidates' merged item lists from cursors
- * pos, -1 at the end. */
-static int next_chunk(const fl_mf_heap *s, const int *pos, int nchunks)
+/* The chunk of posted candidate q's item at cursor at, INT_MAX past its
+ * last. */
+static int item_chunk(const fl_mf_heap *s, int q, int at, int nchunks)
 {
-  int ch = -1;
-  for (int q = 0; q < s->npend; q++) {
-    int next = pos[q] < s->nitems[q] ? s->item_ch[(size_t) q * nchunks + pos[q]] : -1;
-    if (next >= 0 && (ch < 0 || next < ch)) ch = next;
-  }
-  return ch;
+  return at < s->nitems[q] ? s->item_ch[(size_t) q * nchunks + at] : INT_MAX;
 }
 
 /* This lane's share of the posted evaluations: its candidates' plans
@@ -343,25 +338,31 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
   const int np = s->npend, nch = cl->nchunks;
   for (int q = lane; q < np; q += M) plan_one(r, s, q, all, tid);
   if (bar) fl_barrier_wait(bar, M);   /* plans written */
-  int *pos = r->tpos + tid * fl_thread_stride(r->qmax, sizeof(int)), lo = 0, hi = nch;
+  int *pos = r->tpos + tid * fl_thread_stride(2 * (size_t) r->qmax, sizeof(int)), lo = 0, hi = nch;
+  int *next = pos + r->qmax;   /* each cursor's chunk, side by side for the merge */
   if (M > 1) {
     double total = 0.0;
     for (int q = 0; q < np; q++) total += s->item_cum[(size_t) q * (nch + 1) + s->nitems[q]];
     lo = lane_start(s, lane, M, total, nch);
     hi = lane_start(s, lane + 1, M, total, nch);
   }
-  for (int q = 0; q < np; q++) pos[q] = lo > 0 ? first_item_from(s, q, lo, nch) : 0;
+  for (int q = 0; q < np; q++) {
+    pos[q] = lo > 0 ? first_item_from(s, q, lo, nch) : 0;
+    next[q] = item_chunk(s, q, pos[q], nch);
+  }
   double pairs = 0.0;
-  for (int ch; (ch = next_chunk(s, pos, nch)) >= 0 && ch < hi;) {
-    const fl_chunk *c = &cl->chunk[ch];
+  for (;;) {
+    int ch = INT_MAX;
+    for (int q = 0; q < np; q++) ch = next[q] < ch ? next[q] : ch;
+    if (ch >= hi) break;
     for (int q = 0; q < np; q++) {
+      if (next[q] != ch) continue;
       size_t at = (size_t) q * nch + pos[q];
-      if (pos[q] == s->nitems[q] || s->item_ch[at] != ch) continue;
-      pos[q]++;
       s->partial[at] = fl_clusters_chunk_gain(cl, ch, cl->y + (size_t) s->pending[q].idx * cl->d,
                                               s->yo + (size_t) q * cl->d, s->ynorm[q], all,
                                               &s->slack[at]);
-      pairs += chunk_pairs(c, all);
+      pairs += chunk_pairs(&cl->chunk[ch], all);
+      next[q] = item_chunk(s, q, ++pos[q], nch);
     }
   }
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
