@@ -323,8 +323,8 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
   if (cl->xs && (cl->xf || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase &&
-      cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all && cl->lnmin && cl->reach2 &&
-      cl->first && cl->wact &&
+      cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all && cl->lnmin &&
+      cl->reach2 && cl->first && cl->wact &&
       cl->org && cl->muf && cl->yf && cl->scratch && assign &&
       build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
     single_precision_centers(cl);
@@ -413,8 +413,21 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
 /* One loop over the clusters, reach and decision together, branch-free:
  * it vectorises (as two loops, a vectorised reach then a scalar plan, they
  * took 19% of nhpc's time at n = 30000). */
+/* The mass estimate of fl_clusters_plan summed over the leaves it skips,
+ * from the exponents it left in df (overwritten; 1e9 more for the leaves
+ * it visits, whose terms exp() then takes below 1e-37) and the weights
+ * w. */
+static inline double skipped_mass(const fl_clusters *cl, float *df, const double *w)
+{
+  fl_expf_neg_array(df, cl->K);
+  double mass = 0.0;
+  FL_SIMD_SUM(mass)
+  for (int k = 0; k < cl->K; k++) mass += w[k] * df[k];
+  return mass;
+}
+
 FL_CLONES double fl_clusters_plan(const fl_clusters *cl, const double *yc, double thresh,
-                                  int all, int cold, int *eval)
+                                  int all, int cold, int *eval, double *skipped)
 {
   float *df;
   const double lift = center_distances(cl, yc, &df), shrink = FL_REACH_SHRINK(cl->d);
@@ -433,14 +446,17 @@ FL_CLONES double fl_clusters_plan(const fl_clusters *cl, const double *yc, doubl
     double dist = df[k], hw = ball_reach(dist, rad[k], shrink, lift, scale);
     double b = w[k] * fl_positive(hw - low[k]);
     /* log of the mass estimate at least log(FL_EST_FRACTION thresh)? */
-    int mass = lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
+    double x = (dist * dist + rms2[k]) * inv2s2;
+    int mass = lnw[k] - x >= lnt;
     /* log of the similarity at the near point at most log(min coverage)? */
     double near2 = fl_positive(dist * dist + rms2[k] - reach2[k] * dist);
     int covered = (skip_cold > 0) & (-near2 * inv2s2 <= lnmin[k]);
     int visit = (b > 0) & !covered & ((b >= thresh) | mass);   /* & and |: no branches */
     eval[k] = visit;
+    df[k] = (float) (x + 1e9 * visit);   /* for skipped_mass: exp() 0 where visited */
     left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);
   }
+  if (skipped) *skipped = skipped_mass(cl, df, w);
   return left;
 }
 

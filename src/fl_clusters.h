@@ -113,9 +113,11 @@ void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, doub
  * Returns an upper bound on what the evaluation leaves out: the bounds of
  * the skipped clusters plus those of the pruned clients.  With all, the
  * evaluation will visit pruned clients too (thresh 0: an exact
- * evaluation).  Call from at most one thread per thread id. */
+ * evaluation).  With skipped (non-NULL), *skipped receives the mass
+ * estimate of the clusters skipped: what they would add to a gain when no
+ * client is covered.  Call from at most one thread per thread id. */
 double fl_clusters_plan(const fl_clusters *cl, const double *yc, double thresh, int all,
-                        int cold, int *eval);
+                        int cold, int *eval, double *skipped);
 
 /* yo = yc - org in single precision (d floats), as fl_clusters_chunk_gain
  * takes a candidate with cl->xf; returns |yc - org|. */

@@ -197,6 +197,12 @@ static inline float fl_expf_neg(float x)
   return p * scale;
 }
 
+FL_CLONES void fl_expf_neg_array(float *v, int n)
+{
+  FL_SIMD
+  for (int i = 0; i < n; i++) v[i] = fl_expf_neg(v[i]);
+}
+
 /* Clients per block of fl_gain_cols_f(): the exp() loop then runs over
  * several vectors, whose polynomial chains overlap. */
 #define FL_GAIN_BLOCK 64

@@ -96,6 +96,9 @@ void fl_centers_cols_f(const double *centers, int K, int d, double *org, float *
  * them; the values there, any finite ones, are ignored). */
 #define FL_EXPF_XMAX 87.0f
 #define FL_EXPF_ERR 1e-6
+/* v[i] = exp(-v[i]) for n values v[i] >= 0, as the exp() of
+ * fl_gain_cols_f. */
+void fl_expf_neg_array(float *v, int n);
 double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
                       float inv2s2, const double *w, const double *cover, double *mass);
 /* Index of the row nearest to y (the lowest on ties), its squared distance

@@ -24,6 +24,7 @@ typedef struct {
   int npend;
   fl_entry *pending;   /* Q: the entries being evaluated */
   double *left;        /* Q: bound on what each evaluation skips */
+  double *guess;       /* Q: its estimate, in the first evaluations (see FL_FIRST_COARSE) */
   int *nitems;         /* Q: work items of each */
   int *item_ch;        /* Q x nchunks: the chunks of candidate q's items */
   int *item_cum;       /* Q x (nchunks + 1): client visits before each item, and in all */
@@ -53,6 +54,7 @@ typedef struct {
   int *fine_round;       /* m: round of each candidate's last fine evaluation */
   int *settle_round;     /* m: round in which its coarse gain was last keyed down */
   int refine;            /* fine evaluations of the picks (eps > 0, one heap) */
+  int guess;             /* evaluations coarser, keys adding their guess (first_gains) */
   unsigned char *chosen; /* m */
   fl_entry *merged;      /* nheaps x batch */
   int *from;             /* heap of each merged entry */

@@ -42,6 +42,22 @@
  * least FL_POST_MIN. */
 #define FL_POST_PER_LANE 2
 #define FL_POST_MIN 8
+/* With eps > 0 and nothing covered yet, the first evaluations skip the
+ * clusters that later ones would skip at this many times their threshold,
+ * and key each candidate by its gain plus the mass estimate of the
+ * clusters it skipped (fl_clusters_plan), which stands in for what they
+ * would add.  Without the estimate, twice the threshold already left the
+ * keys of some candidates so far below their gains that they were passed
+ * over: 0.99874 of greedy's f(S) on "medium_cluster" (n = 30000).  With
+ * it, 3 visited 7% to 28% fewer pairs (nhpc, one thread, the presets at
+ * n = 12000 and 30000) and took 12% to 14% less time on "weak_cluster"
+ * and "medium_cluster" (n = 12000 and 30000), 4% to 7% more on "medium"
+ * and "large", whose first evaluations are cheap already (medians of 5
+ * interleaved runs); f(S) was 0.99987 of greedy's on "strong_cluster" (n
+ * = 12000) and equal to it on the others, and 6 instead of 9 of the 180
+ * runs of bench-lowdim.R ended below 0.999 of greedy.  8 fell to 0.99702
+ * on "heavy_skew" and 0.99604 near an 8-dimensional subspace. */
+#define FL_FIRST_COARSE 3.0
 /* Candidates whose exact gains set the first round's skip threshold, and
  * candidates whose bounds the final refinement tightens at once: the most
  * the whole team evaluates together (team_gains). */
@@ -126,7 +142,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 17.0 * p->m + 16.0 * p->m
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
-    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 41.0 + 4.0 * p->d)
+    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 49.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
     + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 8.0 * (post_cap(c) + FL_TEAM_BATCH));
@@ -137,6 +153,7 @@ static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch, size_t d)
 {
   s->pending = malloc(Q * sizeof(fl_entry));
   s->left = malloc(Q * sizeof(double));
+  s->guess = malloc(Q * sizeof(double));
   s->nitems = malloc(Q * sizeof(int));
   s->item_ch = malloc(Q * nch * sizeof(int));
   s->item_cum = malloc(Q * (nch + 1) * sizeof(int));
@@ -145,15 +162,15 @@ static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch, size_t d)
   s->fine = calloc(Q, 1);
   s->yo = malloc(Q * d * sizeof(float));
   s->ynorm = malloc(Q * sizeof(double));
-  return s->pending && s->left && s->nitems && s->item_ch && s->item_cum && s->partial &&
-    s->slack && s->fine && s->yo && s->ynorm ? FL_OK : FL_ERR_NOMEM;
+  return s->pending && s->left && s->guess && s->nitems && s->item_ch && s->item_cum &&
+    s->partial && s->slack && s->fine && s->yo && s->ynorm ? FL_OK : FL_ERR_NOMEM;
 }
 
 static void scratch_free(fl_mf_heap *s, int count)
 {
   if (s)
     for (int h = 0; h < count; h++) {
-      free(s[h].pending); free(s[h].left); free(s[h].nitems);
+      free(s[h].pending); free(s[h].left); free(s[h].guess); free(s[h].nitems);
       free(s[h].item_ch); free(s[h].item_cum); free(s[h].partial); free(s[h].slack);
       free(s[h].fine); free(s[h].yo); free(s[h].ynorm);
     }
@@ -252,7 +269,9 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
   int *eval = r->teval + tid * fl_thread_stride(cl->K + 4, sizeof(int));
   int fine = s->fine[q];
   const double *yc = cl->y + (size_t) s->pending[q].idx * cl->d;
-  s->left[q] = fl_clusters_plan(cl, yc, fine ? 0.0 : r->thresh, all, !fine && !all, eval);
+  s->guess[q] = 0.0;
+  s->left[q] = fl_clusters_plan(cl, yc, fine ? 0.0 : r->thresh, all, !fine && !all, eval,
+                                r->guess ? &s->guess[q] : NULL);
   if (cl->xf) s->ynorm[q] = fl_clusters_offset(cl, yc, s->yo + (size_t) q * cl->d);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
@@ -434,7 +453,7 @@ static int next_stale(fl_mf *r, int h, int steps_done)
 static fl_entry evaluated(fl_mf *r, const fl_mf_heap *s, int q, int round)
 {
   fl_entry e = s->pending[q];
-  double ub, g = eval_total(s, &r->cl, q, &ub);
+  double ub, g = eval_total(s, &r->cl, q, &ub) + s->guess[q];
   if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
   if (s->fine[q]) r->fine_round[e.idx] = round;
   else if (r->refine) g *= 1.0 + FL_TIE;
@@ -844,7 +863,8 @@ static int first_plan(fl_mf *r, int nopen, int **ord)
 }
 
 /* The first evaluation of every open candidate, which round 0 would make
- * anyway (all keys are the same bound, above every gain): each thread
+ * anyway (all keys are the same bound, above every gain), coarser with
+ * r->guess (see FL_FIRST_COARSE): each thread
  * evaluates FL_TEAM_BATCH candidates at a time, neighbours in
  * locality_order(), against the initial coverage, so the threads never
  * wait for each other, where nhpc's lanes would meet at barriers for every
@@ -854,6 +874,8 @@ static int first_gains(fl_mf *r, int nopen)
 {
   int *ord, status = first_plan(r, nopen, &ord);
   if (status != FL_OK) return status;
+  const double thresh = r->thresh;
+  if (r->guess) r->thresh *= FL_FIRST_COARSE;
   for (int lo = 0; lo < nopen; lo += FL_FIRST_SLICE) {
     if (lo > 0 && fl_interrupted(r->c)) {
       status = FL_INTERRUPTED;
@@ -875,6 +897,8 @@ static int first_gains(fl_mf *r, int nopen)
     }
   }
   free(ord);
+  r->thresh = thresh;
+  r->guess = 0;
   if (status != FL_OK) return status;
   for (int h = 0, at = 0, H = r->nheaps; h < H; h++) {   /* heap h: the h-th run */
     int size = nopen / H + (h < nopen % H);
@@ -923,6 +947,7 @@ int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *re
   r.k = c->k;
   r.batch = batch_size(c);
   r.nheaps = heap_count(c);
+  r.guess = p->ninitial == 0 && c->eps > 0;   /* until first_gains() is done */
   int status = fl_clusters_init(&r.cl, p, c, c->mode != FL_MODE_HC);
   if (status != FL_OK) return status;
   if (mf_alloc(&r) != FL_OK) {
