@@ -218,7 +218,9 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   that gain, or when it is most likely covered already (the similarity
 #'   of the candidate to a point three standard deviations of the leaf's
 #'   spread nearer than its typical client is at most the leaf's lowest
-#'   coverage); and a round's later picks are
+#'   coverage; the first evaluations, while no client is covered, skip at
+#'   three times the threshold and count the skipped leaves' mass
+#'   estimates instead); and a round's later picks are
 #'   committed only while the earlier picks of the round can have lowered
 #'   their gains by at most `eps` of them. Such coarse gains can fall a few
 #'   percent short, so where one heap holds all candidates (`"nhpc"` up to
