@@ -410,15 +410,19 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
   }
 }
 
-/* One loop over the clusters, reach and decision together, branch-free:
- * it vectorises (as two loops, a vectorised reach then a scalar plan, they
- * took 19% of nhpc's time at n = 30000). */
-/* The mass estimate of fl_clusters_plan summed over the leaves it skips,
- * from the exponents it left in df (overwritten; 1e9 more for the leaves
- * it visits, whose terms exp() then takes below 1e-37) and the weights
- * w. */
-static inline double skipped_mass(const fl_clusters *cl, float *df, const double *w)
+/* The mass estimate of fl_clusters_plan, w exp(-(dist^2 + rms2) / 2
+ * sigma^2), summed over the leaves it skips (eval), from their distances
+ * df (overwritten: the exponents, 1e9 more for the leaves visited, whose
+ * terms exp() then takes below 1e-37). */
+static inline double skipped_mass(const fl_clusters *cl, float *df, const int *eval,
+                                  const double *w)
 {
+  const double *rms2 = cl->rms2, inv2s2 = cl->inv2s2;
+  FL_SIMD
+  for (int k = 0; k < cl->K; k++) {
+    double dist = df[k];
+    df[k] = (float) ((dist * dist + rms2[k]) * inv2s2 + 1e9 * eval[k]);
+  }
   fl_expf_neg_array(df, cl->K);
   double mass = 0.0;
   FL_SIMD_SUM(mass)
@@ -426,6 +430,9 @@ static inline double skipped_mass(const fl_clusters *cl, float *df, const double
   return mass;
 }
 
+/* One loop over the clusters, reach and decision together, branch-free:
+ * it vectorises (as two loops, a vectorised reach then a scalar plan, they
+ * took 19% of nhpc's time at n = 30000). */
 FL_CLONES double fl_clusters_plan(const fl_clusters *cl, const double *yc, double thresh,
                                   int all, int cold, int *eval, double *skipped)
 {
@@ -446,17 +453,15 @@ FL_CLONES double fl_clusters_plan(const fl_clusters *cl, const double *yc, doubl
     double dist = df[k], hw = ball_reach(dist, rad[k], shrink, lift, scale);
     double b = w[k] * fl_positive(hw - low[k]);
     /* log of the mass estimate at least log(FL_EST_FRACTION thresh)? */
-    double x = (dist * dist + rms2[k]) * inv2s2;
-    int mass = lnw[k] - x >= lnt;
+    int mass = lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
     /* log of the similarity at the near point at most log(min coverage)? */
     double near2 = fl_positive(dist * dist + rms2[k] - reach2[k] * dist);
     int covered = (skip_cold > 0) & (-near2 * inv2s2 <= lnmin[k]);
     int visit = (b > 0) & !covered & ((b >= thresh) | mass);   /* & and |: no branches */
     eval[k] = visit;
-    df[k] = (float) (x + 1e9 * visit);   /* for skipped_mass: exp() 0 where visited */
     left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);
   }
-  if (skipped) *skipped = skipped_mass(cl, df, w);
+  if (skipped) *skipped = skipped_mass(cl, df, eval, w);
   return left;
 }
 

@@ -868,18 +868,20 @@ static int first_plan(fl_mf *r, int nopen, int **ord)
 }
 
 /* The first evaluation of every open candidate, which round 0 would make
- * anyway (all keys are the same bound, above every gain), coarser with
- * r->guess (see FL_FIRST_COARSE): each thread
+ * anyway (all keys are the same bound, above every gain), coarser when
+ * nothing is covered (covered 0: no initial facilities; see
+ * FL_FIRST_COARSE): each thread
  * evaluates FL_TEAM_BATCH candidates at a time, neighbours in
  * locality_order(), against the initial coverage, so the threads never
  * wait for each other, where nhpc's lanes would meet at barriers for every
  * few candidates.  The results are those of evaluating them in round 0, in
  * any order.  The heaps then start from these gains, fresh for round 0. */
-static int first_gains(fl_mf *r, int nopen)
+static int first_gains(fl_mf *r, int nopen, int covered)
 {
   int *ord, status = first_plan(r, nopen, &ord);
   if (status != FL_OK) return status;
   const double thresh = r->thresh;
+  r->guess = r->c->eps > 0 && !covered;
   if (r->guess) r->thresh *= FL_FIRST_COARSE;
   for (int lo = 0; lo < nopen; lo += FL_FIRST_SLICE) {
     if (lo > 0 && fl_interrupted(r->c)) {
@@ -952,7 +954,6 @@ int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *re
   r.k = c->k;
   r.batch = batch_size(c);
   r.nheaps = heap_count(c);
-  r.guess = p->ninitial == 0 && c->eps > 0;   /* until first_gains() is done */
   int status = fl_clusters_init(&r.cl, p, c, c->mode != FL_MODE_HC);
   if (status != FL_OK) return status;
   if (mf_alloc(&r) != FL_OK) {
@@ -961,7 +962,7 @@ int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *re
   }
   int nopen;
   double bound0 = setup_heaps(&r, p, &nopen);
-  status = first_gains(&r, nopen);
+  status = first_gains(&r, nopen, p->ninitial > 0);
   if (status == FL_OK) status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
   res->objective = fl_clusters_objective(&r.cl);
   if (status == FL_OK) {
