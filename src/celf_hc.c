@@ -12,7 +12,7 @@ void fl_round_hc(fl_mf *r)
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
 #endif
-  fl_mf_refresh_heaps(r);
+  fl_mf_refresh_heaps(r, fl_thread_id(), 0, 1);
   fl_mf_merge(r);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)

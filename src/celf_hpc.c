@@ -12,7 +12,7 @@ void fl_round_hpc(fl_mf *r)
 #pragma omp parallel num_threads(r->c->threads)
 #endif
   {
-    fl_mf_refresh_heaps(r);
+    fl_mf_refresh_heaps(r, fl_thread_id(), 0, 1);
 #ifdef _OPENMP
 #pragma omp single
 #endif

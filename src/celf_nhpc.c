@@ -1,12 +1,11 @@
 /* Generation 6 (mode nhpc): hpc with nested parallelism.  The team is cut
- * into G groups of M threads; each group owns heaps (one per group when the
- * runtime grants the threads asked for, more in turn otherwise) and its M
+ * into G groups of M threads; the groups take heaps in turn (one heap in
+ * all when G = 1, FL_HEAPS_PER_GROUP per group otherwise) and a group's M
  * threads split the planning and the chunks of every gain evaluation.
- * Lane 0 drives the CELF chain and posts up to max(8, 2 M) stale tops at a
- * time;
- * the group meets at its own sense-reversing barrier three times per step
- * (candidates posted; plans written; partial gains written) instead of at
- * team-wide barriers. */
+ * Lane 0 drives the CELF chain and posts up to post_cap() (matrix_free.c)
+ * stale tops at a time; the group meets at its own sense-reversing barrier
+ * once per heap taken and three times per step (candidates posted; plans
+ * written; partial gains written) instead of at team-wide barriers. */
 #include "fl_mf.h"
 #include "fl_omp.h"
 
@@ -22,13 +21,8 @@ void fl_round_nhpc(fl_mf *r)
     int M = want < nt ? want : nt;
     if (M < 1) M = 1;
     int G = nt / M, g = tid / M;
-    if (g < G) {
-      int iter = 0;
-      for (int h = g; h < r->nheaps; h += G)
-        fl_mf_refresh(r, h, tid % M, M, &r->bar[g], &iter);
-    }
+    fl_mf_refresh_heaps(r, g < G ? g : -1, tid % M, M);
 #ifdef _OPENMP
-#pragma omp barrier
 #pragma omp single
 #endif
     fl_mf_merge(r);

@@ -39,6 +39,8 @@ typedef struct {
   fl_clusters cl;
   const fl_control *c;
   int k, batch, nheaps, round, nselected;
+  int next_heap;         /* the next heap a group may take this phase */
+  int *taken;            /* per group, padded: the heap its leader took */
   int quota;             /* a heap's refresh stops at this many fresh entries, */
   int steps;             /* ... after this many evaluation steps, */
   double stop;           /* ... or at a top keyed below this */
@@ -74,17 +76,15 @@ typedef struct {
 /* Per-thread counters sit FL_MF_PAD doubles apart (own cache line). */
 #define FL_MF_PAD 8
 
-/* All threads of a group (M of them, this one at lane) refresh heap h:
- * pop and evaluate stale tops until it yields quota fresh entries, has
- * run `steps` evaluation steps, its top is keyed below stop, or it
- * empties.  *iter counts the group's evaluation steps (same on every lane). */
-void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter);
-/* hc and hpc: the team refreshes every heap, threads taking heaps in turn
- * (orphaned omp for: call from every thread of a parallel region).  With
- * H heaps, first up to ceil(batch / H) fresh entries each, in at most
- * FL_FIRST_PHASE_STEPS steps; then the heaps whose tops can still beat
- * the batch-th best fresh entry found go on to batch. */
-void fl_mf_refresh_heaps(fl_mf *r);
+/* The team refreshes every heap, its groups taking heaps in turn, the M
+ * threads of group g (this one at lane) sharing each heap's evaluations;
+ * g < 0: a thread in no group, which only meets the team.  Call from
+ * every thread of a parallel region (orphaned barriers; hc and hpc: each
+ * thread a group of one).  With H heaps, first up to ceil(batch / H)
+ * fresh entries each, in at most FL_FIRST_PHASE_STEPS steps; then the
+ * heaps whose tops can still beat the batch-th best fresh entry found go
+ * on to batch.  Ends with the team met. */
+void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M);
 /* Pick the round's facilities from the heaps' fresh entries (serial). */
 void fl_mf_merge(fl_mf *r);
 /* Post-selection pass over the chunks: an orphaned omp for, to be called

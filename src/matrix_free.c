@@ -102,18 +102,18 @@ static int group_size(const fl_control *c)
   return M < 1 ? 1 : M;
 }
 
-/* hc and hpc deal the candidates to FL_HEAPS_PER_THREAD heaps per thread,
- * which threads take in turn: a round's CELF work is uneven across heaps
- * (measured at n = 30000, 2 threads: with one heap each, each thread
- * waited a quarter of the later rounds for the other). */
-#define FL_HEAPS_PER_THREAD 4
+/* With several groups (threads, in hc and hpc), the candidates are dealt
+ * to FL_HEAPS_PER_GROUP heaps per group, which the groups take in turn: a
+ * round's CELF work is uneven across heaps (measured at n = 30000, hpc at
+ * 2 threads: with one heap each, each thread waited a quarter of the
+ * later rounds for the other; nhpc at 16 threads, four groups of four
+ * with one heap each: the threads waited 40% of the refresh on average). */
+#define FL_HEAPS_PER_GROUP 4
 
 static int heap_count(const fl_control *c)
 {
-  if (c->mode != FL_MODE_NHPC)
-    return c->threads > 1 ? FL_HEAPS_PER_THREAD * c->threads : 1;
-  int H = c->threads / group_size(c);
-  return H < 1 ? 1 : H;
+  int G = c->threads / group_size(c);
+  return G > 1 ? FL_HEAPS_PER_GROUP * G : 1;
 }
 
 /* Candidates a leader posts per evaluation step: hc and hpc evaluate one
@@ -191,7 +191,7 @@ static void mf_free(fl_mf *r)
   free(r->settle_round); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->ypick);
   free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount);
-  free(r->teval); free(r->tpos);
+  free(r->teval); free(r->tpos); free(r->taken);
   fl_clusters_free(&r->cl);
 }
 
@@ -220,6 +220,7 @@ static int mf_alloc(fl_mf *r)
   r->hwpick = malloc(b * K * sizeof(double));
   r->distpick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
+  r->taken = malloc(T * FL_MF_PAD * sizeof(int));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(2 * (size_t) r->qmax, sizeof(int)) * sizeof(int));
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
@@ -227,7 +228,7 @@ static int mf_alloc(fl_mf *r)
       !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
       !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
-      !r->teval || !r->tpos)
+      !r->teval || !r->tpos || !r->taken)
     return FL_ERR_NOMEM;
   for (size_t j = 0; j < m; j++) r->fine_round[j] = r->settle_round[j] = -1;
   /* With several heaps each leader's fine evaluation would cost its
@@ -474,13 +475,18 @@ static void finish_eval(fl_mf *r, int h, int tid)
   r->tcount[(size_t) tid * FL_MF_PAD + 1] += s->npend;
 }
 
-void fl_mf_refresh(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter)
+/* All threads of a group (M of them, this one at lane) refresh heap h:
+ * pop and evaluate stale tops until it yields quota fresh entries, has
+ * run `steps` evaluation steps, its top is keyed below stop, or it
+ * empties.  *iter counts the group's evaluation steps (same on every
+ * lane), whose parity selects the posted slot. */
+static void refresh_heap(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter)
 {
   fl_mf_heap *s = &r->hs[h];
   int tid = fl_thread_id();
-  for (;;) {
+  for (int steps = 0;; steps++) {
     int slot = *iter & 1;
-    if (lane == 0) s->posted[slot] = next_stale(r, h, *iter);
+    if (lane == 0) s->posted[slot] = next_stale(r, h, steps);
     fl_barrier_wait(bar, M);   /* candidates posted */
     if (s->posted[slot] == 0) break;
     (*iter)++;
@@ -507,19 +513,33 @@ static double batch_floor(const fl_mf *r)
   return nb == b && b == r->batch ? best[b - 1] : -HUGE_VAL;
 }
 
-static void refresh_heaps(fl_mf *r)
+/* The next heap nobody has taken this phase (nheaps when none is left). */
+static int take_heap(fl_mf *r)
 {
+  int h;
 #ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
+#pragma omp atomic capture
 #endif
-  for (int h = 0; h < r->nheaps; h++) {
-    int iter = 0;
-    fl_mf_refresh(r, h, 0, 1, NULL, &iter);
+  h = r->next_heap++;
+  return h < r->nheaps ? h : r->nheaps;
+}
+
+/* Group g refreshes heaps, one at a time, until none is left; the leader
+ * takes each and tells its lanes through the group's slot. */
+static void refresh_taken(fl_mf *r, int g, int lane, int M)
+{
+  fl_barrier *bar = M > 1 ? &r->bar[g] : NULL;
+  int *slot = r->taken + (size_t) g * FL_MF_PAD, iter = 0;
+  for (;;) {
+    if (lane == 0) *slot = take_heap(r);
+    if (bar) fl_barrier_wait(bar, M);   /* heap taken */
+    int h = *slot;
+    if (h == r->nheaps) break;
+    refresh_heap(r, h, lane, M, bar, &iter);
   }
 }
 
-/* Evaluation steps of a heap in the first phase of hc and hpc, when a
- * second follows.  The batch-th best of the fresh entries found so far is
+/* Evaluation steps of a heap in the first phase, when a second follows.  The batch-th best of the fresh entries found so far is
  * at most the batch-th best of all, so it is still a safe stop for the
  * second phase, where the heaps whose CELF chain is long finish it, the
  * threads sharing them anew.
@@ -540,24 +560,28 @@ static int first_quota(const fl_mf *r)
 /* The evaluation steps a heap may take in a round's first refresh. */
 static int first_steps(const fl_mf *r)
 {
-  return r->c->mode != FL_MODE_NHPC && first_quota(r) < r->batch ? FL_FIRST_PHASE_STEPS
-    : INT_MAX;
+  return first_quota(r) < r->batch ? FL_FIRST_PHASE_STEPS : INT_MAX;
 }
 
-void fl_mf_refresh_heaps(fl_mf *r)
+void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M)
 {
-  refresh_heaps(r);
+  if (g >= 0) refresh_taken(r, g, lane, M);
   if (first_quota(r) < r->batch) {
 #ifdef _OPENMP
+#pragma omp barrier
 #pragma omp single
 #endif
     {
       r->stop = batch_floor(r);
       r->quota = r->batch;
       r->steps = INT_MAX;
+      r->next_heap = 0;
     }
-    refresh_heaps(r);
+    if (g >= 0) refresh_taken(r, g, lane, M);
   }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
 }
 
 /* Upper bound on how much picks 0..npick-1 of the round (reaches
@@ -895,8 +919,10 @@ static int first_gains(fl_mf *r, int nopen, int covered)
     for (int at = lo; at < hi; at += FL_TEAM_BATCH) {
       int tid = fl_thread_id(), np = hi - at < FL_TEAM_BATCH ? hi - at : FL_TEAM_BATCH;
       fl_mf_heap *s = &r->ts[tid];
-      for (int q = 0; q < np; q++) s->pending[q] = r->entries[ord[at + q]];
-      memset(s->fine, 0, (size_t) np);
+      for (int q = 0; q < np; q++) {
+        s->pending[q] = r->entries[ord[at + q]];
+        s->fine[q] = 0;
+      }
       s->npend = np;
       eval_share(r, s, 0, 0, 1, NULL, tid);
       for (int q = 0; q < np; q++) r->entries[ord[at + q]] = evaluated(r, s, q, 0);
@@ -929,9 +955,10 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
   for (int round = 0; r->nselected < r->k; round++) {
     if (fl_interrupted(c)) return FL_INTERRUPTED;
     r->round = round;
-    r->quota = c->mode == FL_MODE_NHPC ? r->batch : first_quota(r);
+    r->quota = first_quota(r);
     r->steps = first_steps(r);
     r->stop = -HUGE_VAL;
+    r->next_heap = 0;
     run_round(r);
     if (r->npick == 0) break;
     fl_clusters_reduce(&r->cl);

@@ -5,12 +5,15 @@
  *   facloc-bench [--mode M|all] [--threads T] [--n N] [--d D] [--k K]
  *                [--sigma S] [--clusters C] [--spread S] [--seed SEED]
  *                [--no-header] [--input FILE] [--reps R] [--exact]
+ *                [--group-size M] [--pass]
  *     Generates clustered points (C centres uniform in [0, 100]^d, points
  *     normal around them with sd `spread`) from a fixed seed, or reads n x d
  *     row-major doubles from --input FILE, and prints one CSV row per mode
  *     and run (--reps R runs each; --exact: matrix-free modes with batch 1,
- *     eps 0, tau 1):
+ *     eps 0, tau 1; --group-size M: nhpc's threads per group, default 4;
+ *     --pass: one exhaustive pass, as facility_pass_time(), instead):
  *     mode,threads,n,d,k,seconds,evaluations,pairs,objective,bound
+ *     (a pass's row: evaluations m, pairs n m, objective the gains' sum)
  *
  *   facloc-bench --fuzz ITER [--seed SEED]
  *     Runs ITER random small problems through every mode and checks the
@@ -26,6 +29,7 @@
 #include "fl_state.h"
 #include "fl_clusters.h"
 #include "fl_kernel.h"
+#include "fl_pass.h"
 
 /* ---- random numbers: splitmix64, identical on every platform ---- */
 
@@ -141,14 +145,44 @@ static double *read_points(const char *path, int n, int d)
   return x;
 }
 
+/* What a benchmark run measures (the command line's options). */
+typedef struct {
+  int mode;            /* -1: every mode */
+  int threads, n, d, k, clusters, reps, group_size;
+  int header, exact, pass;
+  double sigma, spread;
+  const char *input;   /* NULL: generated points */
+} bench_opts;
+
+/* One exhaustive pass (fl_pass_gains, what facility_pass_time() times),
+ * `reps` times: the reference the solvers' times are divided by (issue 9). */
+static int bench_pass(const bench_opts *o, const fl_problem *p)
+{
+  double *gain = malloc(sizeof(double) * (size_t) p->m);
+  if (!gain) return 2;
+  int rc = 0;
+  for (int rep = 0; rep < o->reps && rc == 0; rep++) {
+    double t0 = now();
+    rc = fl_pass_gains(p, o->threads, gain) != FL_OK;
+    double seconds = now() - t0, sum = 0.0;
+    for (int j = 0; j < p->m; j++) sum += gain[j];
+    printf("pass,%d,%d,%d,%d,%.6f,%d,%.0f,%.10g,NA\n", o->threads, p->n, p->d, o->k, seconds,
+           p->m, (double) p->n * p->m, sum);
+    fflush(stdout);
+  }
+  free(gain);
+  return rc;
+}
+
 /* Runs every mode asked for `reps` times (one CSV row a run) on the points
  * of `input` or generated ones; with exact, the matrix-free modes run with
- * batch 1, eps 0, tau 1 (exact greedy's selection: the quality reference). */
-static int bench(int mode_arg, int threads, int n, int d, int k, double sigma,
-                 int clusters, double spread, int header, const char *input,
-                 int reps, int exact)
+ * batch 1, eps 0, tau 1 (exact greedy's selection: the quality reference);
+ * with pass, one exhaustive pass instead. */
+static int bench(const bench_opts *o)
 {
-  double *x = input ? read_points(input, n, d) : clustered_points(n, d, clusters, spread);
+  const int n = o->n, d = o->d, k = o->k;
+  double *x = o->input ? read_points(o->input, n, d)
+                       : clustered_points(n, d, o->clusters, o->spread);
   int *sel = malloc(sizeof(int) * (size_t) k);
   double *gain = malloc(sizeof(double) * (size_t) k);
   if (!x || !sel || !gain) {
@@ -161,14 +195,15 @@ static int bench(int mode_arg, int threads, int n, int d, int k, double sigma,
   p.n = p.m = n;
   p.d = d;
   p.x = p.y = x;
-  p.inv2s2 = 1.0 / (2.0 * sigma * sigma);
-  if (header) printf("mode,threads,n,d,k,seconds,evaluations,pairs,objective,bound\n");
-  int rc = 0;
-  for (int mode = 0; mode < FL_MODE_COUNT; mode++) {
-    if (mode_arg >= 0 && mode != mode_arg) continue;
-    fl_control c = default_control(mode, k, threads);
-    if (exact) make_exact(&c);
-    for (int rep = 0; rep < reps; rep++) {
+  p.inv2s2 = 1.0 / (2.0 * o->sigma * o->sigma);
+  if (o->header) printf("mode,threads,n,d,k,seconds,evaluations,pairs,objective,bound\n");
+  int rc = o->pass ? bench_pass(o, &p) : 0;
+  for (int mode = 0; mode < FL_MODE_COUNT && !o->pass; mode++) {
+    if (o->mode >= 0 && mode != o->mode) continue;
+    fl_control c = default_control(mode, k, o->threads);
+    if (o->group_size > 0) c.group_size = o->group_size;
+    if (o->exact) make_exact(&c);
+    for (int rep = 0; rep < o->reps; rep++) {
       fl_result r;
       memset(&r, 0, sizeof r);
       r.selected = sel;
@@ -180,11 +215,11 @@ static int bench(int mode_arg, int threads, int n, int d, int k, double sigma,
         fprintf(stderr, "facloc-bench: mode %s returned status %d\n",
                 fl_mode_name((fl_mode) mode), status);
         /* with --mode all, a mode not built yet (FL_ERR_ARG) is only reported */
-        if (mode_arg >= 0 || status != FL_ERR_ARG) rc = 1;
+        if (o->mode >= 0 || status != FL_ERR_ARG) rc = 1;
         break;
       }
       printf("%s,%d,%d,%d,%d,%.6f,%.0f,%.0f,%.10g,%.10g\n", fl_mode_name((fl_mode) mode),
-             threads, n, d, k, seconds, r.evaluations, r.pairs, r.objective, r.bound);
+             o->threads, n, d, k, seconds, r.evaluations, r.pairs, r.objective, r.bound);
       fflush(stdout);
     }
   }
@@ -595,47 +630,47 @@ static void usage(void)
           "usage: facloc-bench [--mode g|c|dc|hc|hpc|nhpc|all] [--threads T] [--n N]\n"
           "                    [--d D] [--k K] [--sigma S] [--clusters C] [--spread S]\n"
           "                    [--seed SEED] [--no-header] [--input FILE] [--reps R]\n"
-          "                    [--exact]\n"
+          "                    [--exact] [--group-size M] [--pass]\n"
           "       facloc-bench --fuzz ITER [--seed SEED]\n");
 }
 
 int main(int argc, char **argv)
 {
-  int mode = -1, threads = 1, n = 4000, d = 32, k = 100, clusters = 50, header = 1;
-  int reps = 1, exact = 0;
-  const char *input = NULL;
-  double sigma = 20.0, spread = 3.0;
+  bench_opts o = {.mode = -1, .threads = 1, .n = 4000, .d = 32, .k = 100, .clusters = 50,
+                  .reps = 1, .header = 1, .sigma = 20.0, .spread = 3.0};
   long fuzz_iter = 0;
   unsigned long long seed = 1;
   for (int a = 1; a < argc; a++) {
     const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-    if (strcmp(arg, "--no-header") == 0) { header = 0; continue; }
-    if (strcmp(arg, "--exact") == 0) { exact = 1; continue; }
+    if (strcmp(arg, "--no-header") == 0) { o.header = 0; continue; }
+    if (strcmp(arg, "--exact") == 0) { o.exact = 1; continue; }
+    if (strcmp(arg, "--pass") == 0) { o.pass = 1; continue; }
     if (!val) { usage(); return 2; }
     a++;
     if (strcmp(arg, "--mode") == 0) {
-      mode = strcmp(val, "all") == 0 ? -1 : parse_mode(val);
-      if (mode < 0 && strcmp(val, "all") != 0) { usage(); return 2; }
+      o.mode = strcmp(val, "all") == 0 ? -1 : parse_mode(val);
+      if (o.mode < 0 && strcmp(val, "all") != 0) { usage(); return 2; }
     }
-    else if (strcmp(arg, "--threads") == 0) threads = atoi(val);
-    else if (strcmp(arg, "--n") == 0) n = atoi(val);
-    else if (strcmp(arg, "--d") == 0) d = atoi(val);
-    else if (strcmp(arg, "--k") == 0) k = atoi(val);
-    else if (strcmp(arg, "--sigma") == 0) sigma = atof(val);
-    else if (strcmp(arg, "--clusters") == 0) clusters = atoi(val);
-    else if (strcmp(arg, "--spread") == 0) spread = atof(val);
+    else if (strcmp(arg, "--threads") == 0) o.threads = atoi(val);
+    else if (strcmp(arg, "--n") == 0) o.n = atoi(val);
+    else if (strcmp(arg, "--d") == 0) o.d = atoi(val);
+    else if (strcmp(arg, "--k") == 0) o.k = atoi(val);
+    else if (strcmp(arg, "--sigma") == 0) o.sigma = atof(val);
+    else if (strcmp(arg, "--clusters") == 0) o.clusters = atoi(val);
+    else if (strcmp(arg, "--spread") == 0) o.spread = atof(val);
     else if (strcmp(arg, "--seed") == 0) seed = strtoull(val, NULL, 10);
     else if (strcmp(arg, "--fuzz") == 0) fuzz_iter = atol(val);
-    else if (strcmp(arg, "--input") == 0) input = val;
-    else if (strcmp(arg, "--reps") == 0) reps = atoi(val);
+    else if (strcmp(arg, "--input") == 0) o.input = val;
+    else if (strcmp(arg, "--reps") == 0) o.reps = atoi(val);
+    else if (strcmp(arg, "--group-size") == 0) o.group_size = atoi(val);
     else { usage(); return 2; }
   }
   rng_state = seed;
   if (fuzz_iter > 0) return fuzz(fuzz_iter);
-  if (threads < 1 || n < 1 || d < 1 || k < 1 || k > n || clusters < 1 || !(sigma > 0) ||
-      reps < 1) {
+  if (o.threads < 1 || o.n < 1 || o.d < 1 || o.k < 1 || o.k > o.n || o.clusters < 1 ||
+      !(o.sigma > 0) || o.reps < 1 || o.group_size < 0) {
     usage();
     return 2;
   }
-  return bench(mode, threads, n, d, k, sigma, clusters, spread, header, input, reps, exact);
+  return bench(&o);
 }
