@@ -35,9 +35,10 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #'     post-selection pass (coverage, pruning and cluster summaries in one
 #'     loop), one parallel region per round.}
 #'   \item{`"nhpc"`}{`"hpc"` with nested parallelism: groups of
-#'     `group_size` threads, one heap per group, the threads of a group
-#'     splitting the clients of one gain evaluation and meeting at their own
-#'     spin barriers.}
+#'     `group_size` threads, the threads of a group splitting the clients
+#'     of one gain evaluation and meeting at their own spin barriers. One
+#'     heap when there is one group; with several, four heaps per group,
+#'     which the groups take in turn.}
 #' }
 #' A seventh mode, `"stochastic"`, is stochastic greedy (Mirzasoleiman et
 #' al., 2015): each step evaluates only \eqn{\lceil (m/k) \log(1/\epsilon)
@@ -67,8 +68,8 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #'
 #' Under relaxed settings the matrix-free modes can give a different answer
 #' for a different number of threads (never for the same one): the
-#' candidates are split into four heaps per thread (`"hc"`, `"hpc"`) or one
-#' per group of `group_size` threads (`"nhpc"`), and which approximate gains
+#' candidates are split into four heaps per thread (`"hc"`, `"hpc"`) or per
+#' group of `group_size` threads (`"nhpc"`, one heap for one group), and which approximate gains
 #' get evaluated in a round depends on that split. Gains themselves are
 #' summed in a fixed order, so with one heap (`"nhpc"` with `threads <=
 #' group_size`, by default up to 4 threads) the thread count does not

@@ -10,12 +10,23 @@
 # objective (nhpc with batch 1, eps 0, tau 1, at the most threads), then hc,
 # hpc and nhpc at every thread count, REPS rounds that each take the thread
 # counts in turn.  Writes OUT/device-scaling.csv (one row a run) and
-# OUT/device-scaling-machine.txt.  About 5 minutes on 16 cores.  Beside it
-# in results/: device-cores.txt, a probe of how fast the machine's threads
-# run together (device-cores.c), and device-bind.csv, nhpc at 1 and 2
-# threads with and without OMP_PROC_BIND=spread, and device-phases.txt,
-# the time of each phase of a solve at 1 to 16 threads (commands in their
-# headers).
+# OUT/device-scaling-machine.txt.  About 90 seconds on 16 cores.
+#
+# Beside them in results/, each with a header naming its lease and commit:
+#   device-cores.txt    how fast the machine's threads run together
+#                       (device-cores.c, also pinned with taskset)
+#   device-pinned.csv   1 thread on CPU 0 against 2 on CPUs 0 and 1:
+#     taskset -c 0,1 facloc-bench --mode nhpc --threads 2 --n 30000 --input DATA/large.bin
+#   device-pass.csv     one exhaustive pass against nhpc at 1 and 16 threads:
+#     facloc-bench --pass --threads 16 --n 12000 --input DATA/medium_cluster12.bin --reps 2
+#   device-large-n.csv  n = 200000 on the driver's own data:
+#     facloc-bench --mode nhpc --threads 16 --n 200000
+#   device-variants.csv nhpc at 8 and 16 threads, the build before the
+#                       groups took heaps in turn and builds with other
+#                       constants; device-omp-env.csv: group sizes
+#                       (--group-size) and OMP_WAIT_POLICY / OMP_PROC_BIND
+#   device-phases.txt   the time of each phase of a solve (a build with
+#                       timers, not part of the package)
 set -euo pipefail
 data=$1
 out=$2
