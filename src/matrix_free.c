@@ -539,16 +539,18 @@ static void refresh_taken(fl_mf *r, int g, int lane, int M)
   }
 }
 
-/* Evaluation steps of a heap in the first phase, when a second follows.  The batch-th best of the fresh entries found so far is
- * at most the batch-th best of all, so it is still a safe stop for the
- * second phase, where the heaps whose CELF chain is long finish it, the
- * threads sharing them anew.
+/* Evaluation steps of a heap in the first phase, when a second follows.
+ * The batch-th best of the fresh entries found so far is at most the
+ * batch-th best of all, so it is still a safe stop for the second phase,
+ * where the heaps whose CELF chain is long finish it, the groups sharing
+ * them anew.
  * Without it, a thread waited a quarter of the first phase for the one
  * long chain of the round (hpc, "large", 2 threads: 0.013 to 0.023 s of
  * 0.05 to 0.06 s); with 16, hpc at 2 threads took 0.267 to 0.270 s
  * against 0.277 to 0.278 s (best of 3, 4 alternations) for 49470
  * evaluations instead of 49076 (8 and 32 steps: 49486 and 49221, no
- * faster). */
+ * faster).  nhpc's steps post several candidates each; at 8 and 16
+ * threads 2 or 4 steps were no faster (inst/bench/results/device-variants.csv). */
 #define FL_FIRST_PHASE_STEPS 16
 
 /* The first phase's quota of fresh entries per heap. */
