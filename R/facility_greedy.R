@@ -249,11 +249,15 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #' @param group_size Threads per group (M) in mode `"nhpc"`. `NULL` (the
 #'   default) takes the specification's \eqn{M = \min(4, T)}{M = min(4, T)}
 #'   for \eqn{T} threads. The lanes of a group plan and evaluate the
-#'   candidates their leader posts together, so one group of 2 threads keeps
-#'   one heap busy without the load imbalance of two heaps: on 2 cores at
-#'   n = 30000 (k = 100, the `"large"` preset) we measured it 1.5 to 1.9
-#'   times faster than one thread (medians of 5 runs, batches on a shared
-#'   machine), against 1.4 to 1.7 times for two groups of one thread.
+#'   candidates their leader posts together, so up to `group_size` threads
+#'   keep one heap: the answer does not depend on the thread count, and
+#'   the picks pass the fine evaluations of `eps`. Several groups take four
+#'   heaps each, in turn. On 2 cores at n = 30000 (k = 100; `"large"`,
+#'   `"medium_cluster"`, `"strong_cluster"`), `group_size = 1` (two groups
+#'   of one thread, eight heaps) took 10% to 11% less time than the
+#'   default's one group of two (medians of 9 interleaved runs on a shared
+#'   machine; 8% to 10% on a 16-core machine pinned to two cores), at the
+#'   price of those two properties.
 #' @param seed Seed of the k-means initialisation and of the samples of mode
 #'   `"stochastic"` (a whole number), so the same input always gives the
 #'   same answer.
