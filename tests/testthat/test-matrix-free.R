@@ -166,6 +166,24 @@ test_that("the same call twice gives the same answer", {
   }
 })
 
+test_that("nhpc with two groups, which take heaps in turn, stays within 0.1% of greedy", {
+  # group_size = 1 at 2 threads: two groups of one thread sharing eight
+  # heaps through a counter, refreshed in two phases (fl_mf_refresh_heaps);
+  # which group takes a heap must not change the answer.
+  two_groups <- facility_control(group_size = 1)
+  for (case in mf_cases) {
+    g <- facility_greedy(case$X, case$k, mode = "g", sigma = case$sigma, threads = 1)
+    fits <- lapply(1:3, function(i)
+      facility_greedy(case$X, case$k, mode = "nhpc", sigma = case$sigma, threads = 2,
+                      control = two_groups))
+    expect_gte(fits[[1]]$objective, 0.999 * g$objective)
+    expect_gte(fits[[1]]$bound, fits[[1]]$objective)
+    for (fit in fits[-1])
+      expect_identical(fit[c("selected", "gains", "evaluations", "pairs")],
+                       fits[[1]][c("selected", "gains", "evaluations", "pairs")])
+  }
+})
+
 test_that("nhpc with one thread per group, k = m and verbose progress", {
   X <- mf_cases$blobs$X
   W <- ref_similarity(X, sigma = 1.5)
