@@ -107,7 +107,8 @@ static int group_size(const fl_control *c)
  * round's CELF work is uneven across heaps (measured at n = 30000, hpc at
  * 2 threads: with one heap each, each thread waited a quarter of the
  * later rounds for the other; nhpc at 16 threads, four groups of four
- * with one heap each: the threads waited 40% of the refresh on average). */
+ * with one heap each: a thread waited 42% to 47% of the refresh on
+ * average, "large" and "medium_cluster"; inst/bench/results/device-*). */
 #define FL_HEAPS_PER_GROUP 4
 
 static int heap_count(const fl_control *c)
