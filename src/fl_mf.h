@@ -40,7 +40,7 @@ typedef struct {
   const fl_control *c;
   int k, batch, nheaps, round, nselected;
   int next_heap;         /* the next heap a group may take this phase */
-  int *taken;            /* per group, padded: the heap its leader took */
+  int *taken;            /* per group, a cache line apart: the heap its leader took */
   int quota;             /* a heap's refresh stops at this many fresh entries, */
   int steps;             /* ... after this many evaluation steps, */
   double stop;           /* ... or at a top keyed below this */

@@ -151,7 +151,8 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
     + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 49.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
-    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 8.0 * (post_cap(c) + FL_TEAM_BATCH));
+    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 8.0 * (post_cap(c) + FL_TEAM_BATCH)
+                    + 4.0 * fl_thread_stride(1, sizeof(int)));
 }
 
 /* Evaluation scratch for up to Q candidates at once. */
@@ -221,7 +222,7 @@ static int mf_alloc(fl_mf *r)
   r->hwpick = malloc(b * K * sizeof(double));
   r->distpick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
-  r->taken = malloc(T * FL_MF_PAD * sizeof(int));
+  r->taken = malloc(T * fl_thread_stride(1, sizeof(int)) * sizeof(int));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(2 * (size_t) r->qmax, sizeof(int)) * sizeof(int));
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
@@ -530,7 +531,7 @@ static int take_heap(fl_mf *r)
 static void refresh_taken(fl_mf *r, int g, int lane, int M)
 {
   fl_barrier *bar = M > 1 ? &r->bar[g] : NULL;
-  int *slot = r->taken + (size_t) g * FL_MF_PAD, iter = 0;
+  int *slot = r->taken + (size_t) g * fl_thread_stride(1, sizeof(int)), iter = 0;
   for (;;) {
     if (lane == 0) *slot = take_heap(r);
     if (bar) fl_barrier_wait(bar, M);   /* heap taken */
