@@ -15,10 +15,10 @@
  * FL_TEAM_BATCH for heap 0 and the per-thread scratch).  The leader posts
  * up to post_cap() of them at a time; the lanes plan them (candidate q by
  * lane q mod M), then share out their work items (the chunks each plan
- * visits): each lane takes a run of chunk ids holding its share of the
- * client visits.  posted
- * is double-buffered by step parity, so the leader may post the next step
- * while followers still read the last. */
+ * visits): each lane takes its share of each candidate's client visits
+ * (eval_share in matrix_free.c).  posted is double-buffered by step
+ * parity, so the leader may post the next step while followers still read
+ * the last. */
 typedef struct {
   int posted[2];
   int npend;
@@ -70,7 +70,7 @@ typedef struct {
   double *tcount;        /* per thread, padded: pairs, evaluations */
   int *teval;            /* per thread, K + 4 (the last 4 zero): a plan's clusters */
   int qmax;              /* most candidates evaluated together */
-  int *tpos;             /* per thread, qmax: cursors of eval_share's merge */
+  int *tpos;             /* per thread, 3 qmax: cursors of eval_share's merge */
 } fl_mf;
 
 /* Per-thread counters sit FL_MF_PAD doubles apart (own cache line). */

@@ -151,7 +151,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
     + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 49.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
-    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 8.0 * (post_cap(c) + FL_TEAM_BATCH)
+    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 12.0 * (post_cap(c) + FL_TEAM_BATCH)
                     + 4.0 * fl_thread_stride(1, sizeof(int)));
 }
 
@@ -224,7 +224,7 @@ static int mf_alloc(fl_mf *r)
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
   r->taken = malloc(T * fl_thread_stride(1, sizeof(int)) * sizeof(int));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
-  r->tpos = malloc(T * fl_thread_stride(2 * (size_t) r->qmax, sizeof(int)) * sizeof(int));
+  r->tpos = malloc(T * fl_thread_stride(3 * (size_t) r->qmax, sizeof(int)) * sizeof(int));
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
@@ -302,62 +302,46 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
   s->nitems[q] = n;
 }
 
-/* First of candidate q's items on chunk ch or later (nitems if none). */
-static int first_item_from(const fl_mf_heap *s, int q, int ch, int nchunks)
+/* Candidate q's first item in lane `lane`'s share of M (nitems for lane
+ * M): the first before which lie at least lane / M of its client visits.
+ * Each candidate's items are split apart, so the lanes share every
+ * evaluation's visits evenly (within an item) for a binary search over
+ * its items.  One run of chunk ids per lane, balanced over the posted
+ * candidates' visits together, needed a search over the chunks with a
+ * sum over the candidates at every step: at 2 threads (n = 30000) each
+ * lane spent 3.3 ms of the rounds' 0.11 s in it on "large" and 12 ms of
+ * 0.5 s on "medium_cluster", against 0.7 to 1 ms and 2 ms now. */
+static int lane_item(const fl_mf_heap *s, int q, int lane, int M, int nchunks)
 {
-  const int *items = s->item_ch + (size_t) q * nchunks;
+  const int *cum = s->item_cum + (size_t) q * (nchunks + 1);
   int lo = 0, hi = s->nitems[q];
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (items[mid] < ch) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/* Client visits of the posted candidates' items on chunks below ch. */
-static double visits_below(const fl_mf_heap *s, int ch, int nchunks)
-{
-  double v = 0.0;
-  for (int q = 0; q < s->npend; q++)
-    v += s->item_cum[(size_t) q * (nchunks + 1) + first_item_from(s, q, ch, nchunks)];
-  return v;
-}
-
-/* The first chunk of lane `lane`'s run among M: the lowest chunk id below
- * which lie at least lane / M of the total client visits. */
-static int lane_start(const fl_mf_heap *s, int lane, int M, double total, int nchunks)
-{
   if (lane == 0) return 0;
-  if (lane == M) return nchunks;
-  int lo = 0, hi = nchunks;
+  if (lane == M) return hi;
+  long long want = (long long) lane * cum[hi];
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (visits_below(s, mid, nchunks) * M < lane * total) lo = mid + 1;
+    if ((long long) cum[mid] * M < want) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-/* The chunk of posted candidate q's item at cursor at, INT_MAX past its
- * last. */
-static int item_chunk(const fl_mf_heap *s, int q, int at, int nchunks)
+/* The chunk of posted candidate q's item at cursor at, INT_MAX at end. */
+static int item_chunk(const fl_mf_heap *s, int q, int at, int end, int nchunks)
 {
-  return at < s->nitems[q] ? s->item_ch[(size_t) q * nchunks + at] : INT_MAX;
+  return at < end ? s->item_ch[(size_t) q * nchunks + at] : INT_MAX;
 }
 
 /* This lane's share of the posted evaluations: its candidates' plans
- * (q = lane, lane + M, ...), then, after the group meets, its run of
- * chunks.  Items are taken chunk by chunk across the posted candidates
- * (their lists are in chunk order, merged here), each chunk with all the
- * candidates that visit it: the candidates posted together are mostly
- * close to each other, so a chunk read once from memory serves several of
- * them from the L1 cache (at n = 1e6 the clients no longer fit in the
- * caches).  The lanes take consecutive runs of chunk ids holding equal
- * shares of the client visits, each merging only its own run (when every
- * lane merged all of them to pick out its share, the merge took 9.5% of
- * nhpc's time at 2 threads on "medium_cluster", n = 30000, against 6.5% at
- * 1).  bar is NULL for a group of one. */
+ * (q = lane, lane + M, ...), then, after the group meets, its share of
+ * each candidate's items (lane_item).  Items are taken chunk by chunk
+ * across the posted candidates (their lists are in chunk order, merged
+ * here), each chunk with all the candidates that visit it: the candidates
+ * posted together are mostly close to each other, so a chunk read once
+ * from memory serves several of them from the L1 cache (at n = 1e6 the
+ * clients no longer fit in the caches), and the lanes' shares of them
+ * mostly fall on the same chunk ids, so each lane keeps to its own chunks.
+ * bar is NULL for a group of one. */
 static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
                        fl_barrier *bar, int tid)
 {
@@ -365,23 +349,18 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
   const int np = s->npend, nch = cl->nchunks;
   for (int q = lane; q < np; q += M) plan_one(r, s, q, all, tid);
   if (bar) fl_barrier_wait(bar, M);   /* plans written */
-  int *pos = r->tpos + tid * fl_thread_stride(2 * (size_t) r->qmax, sizeof(int)), lo = 0, hi = nch;
-  int *next = pos + r->qmax;   /* each cursor's chunk, side by side for the merge */
-  if (M > 1) {
-    double total = 0.0;
-    for (int q = 0; q < np; q++) total += s->item_cum[(size_t) q * (nch + 1) + s->nitems[q]];
-    lo = lane_start(s, lane, M, total, nch);
-    hi = lane_start(s, lane + 1, M, total, nch);
-  }
+  int *pos = r->tpos + tid * fl_thread_stride(3 * (size_t) r->qmax, sizeof(int));
+  int *next = pos + r->qmax, *end = next + r->qmax;   /* side by side for the merge */
   for (int q = 0; q < np; q++) {
-    pos[q] = lo > 0 ? first_item_from(s, q, lo, nch) : 0;
-    next[q] = item_chunk(s, q, pos[q], nch);
+    pos[q] = lane_item(s, q, lane, M, nch);
+    end[q] = lane_item(s, q, lane + 1, M, nch);
+    next[q] = item_chunk(s, q, pos[q], end[q], nch);
   }
   double pairs = 0.0;
   for (;;) {
     int ch = INT_MAX;
     for (int q = 0; q < np; q++) ch = next[q] < ch ? next[q] : ch;
-    if (ch >= hi) break;
+    if (ch == INT_MAX) break;
     for (int q = 0; q < np; q++) {
       if (next[q] != ch) continue;
       size_t at = (size_t) q * nch + pos[q];
@@ -389,7 +368,7 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
                                               s->yo + (size_t) q * cl->d, s->ynorm[q], all,
                                               &s->slack[at]);
       pairs += chunk_pairs(&cl->chunk[ch], all);
-      next[q] = item_chunk(s, q, ++pos[q], nch);
+      next[q] = item_chunk(s, q, ++pos[q], end[q], nch);
     }
   }
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
