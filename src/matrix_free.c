@@ -65,6 +65,10 @@
  * candidates whose bounds the final refinement tightens at once: the most
  * the whole team evaluates together (team_gains). */
 #define FL_TEAM_BATCH 16
+/* Relative margin by which the refinement's k largest keys must pass what
+ * the bound may add before it is capped for the refinement to be skipped:
+ * covers the rounding of the sums compared. */
+#define FL_ROOM_MARGIN 1e-9
 /* Candidates per parallel region of the first evaluations: the main thread
  * checks for an interrupt between regions. */
 #define FL_FIRST_SLICE 8192
@@ -706,13 +710,35 @@ static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub
   for (int q = 0; q < np; q++) gain[q] = eval_total(s, &r->cl, q, &ub[q]);
 }
 
+/* Would the k largest keys of hp still sum to room or more once at most
+ * budget of them are refined (made smaller)?  At least k of the budget + k
+ * largest keep their keys, each at least the (budget + k)-th largest, so
+ * they would when k times that key reaches room.  *top receives the sum of
+ * the k largest keys; hp keeps its entries (and so its order of pops). */
+static int refine_futile(fl_heap *hp, int k, int budget, double room, double *top)
+{
+  int n = budget + k;
+  if (n > hp->size) return 0;
+  double sum = 0.0, last = 0.0;
+  for (int t = 0; t < n; t++) {
+    fl_entry e = fl_heap_pop(hp);
+    hp->a[hp->size] = e;   /* kept in the slot its pop freed */
+    if (t < k) sum += e.key;
+    last = e.key;
+  }
+  for (int t = 0; t < n; t++) fl_heap_push(hp, hp->a[hp->size]);
+  *top = sum;
+  return k * last >= room * (1.0 + FL_ROOM_MARGIN);
+}
+
 /* Sum of the k largest upper bounds on the open candidates' gains, the
  * largest ones lazily replaced by the tighter bounds of a fresh evaluation
  * against the final coverage (exact gains when eps = 0), within a budget.
  * Unrefined tops are refined FL_TEAM_BATCH at a time, and a refined top
  * is counted only when no batch is out of the heap, so every counted key
- * is at least every key left: they are the k largest. */
-static double refined_topk(fl_mf *r)
+ * is at least every key left: they are the k largest.  No refinement when
+ * the sum would stay at least room, past which the bound is capped. */
+static double refined_topk(fl_mf *r, double room)
 {
   int nopen = 0;
   for (int j = 0; j < r->cl.m; j++)
@@ -725,7 +751,8 @@ static double refined_topk(fl_mf *r)
   fl_mf_heap *s = &r->hs[0];
   double gain[FL_TEAM_BATCH], ub[FL_TEAM_BATCH];
   int budget = FL_REFINE_PER_PICK * r->k + FL_REFINE_EXTRA, counted = 0;
-  double sum = 0.0;
+  double sum = 0.0, top;
+  if (refine_futile(&hp, r->k, budget, room, &top)) return top;
   while (counted < r->k && hp.size > 0) {
     fl_entry e = fl_heap_pop(&hp);
     if (e.round == 1 || budget == 0) {
@@ -976,7 +1003,10 @@ int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *re
   if (status == FL_OK) status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
   res->objective = fl_clusters_objective(&r.cl);
   if (status == FL_OK) {
-    double bound = res->objective + refined_topk(&r);
+    /* what the bound may exceed f(S) by before fl_solve caps it at the
+     * clients' total weight (or bound0 undercuts it) */
+    double cap = bound0 < r.cl.wtotal ? bound0 : r.cl.wtotal;
+    double bound = res->objective + refined_topk(&r, cap - res->objective);
     res->bound = bound < bound0 ? bound : bound0;
     if (res->bound < res->objective) res->bound = res->objective;
   }
