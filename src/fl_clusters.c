@@ -599,7 +599,7 @@ double fl_clusters_post_chunk(fl_clusters *cl, int ch, const double *const *ypic
                               int cover, int summary, int tid)
 {
   fl_chunk *c = &cl->chunk[ch];
-  int K = cl->K, cnt = c->hi - c->lo;
+  int K = cl->K, cnt = c->hi - c->lo, raised = !cover;
   double pairs = 0.0, s[FL_CHUNK];
   for (int q = 0; cover && q < npick; q++) {
     double g = 0.0;
@@ -610,13 +610,16 @@ double fl_clusters_post_chunk(fl_clusters *cl, int ch, const double *const *ypic
         if (diff > 0) {
           g += cl->ws[c->lo + t] * diff;
           cl->cover[c->lo + t] = s[t];
+          raised = 1;
         }
       }
       pairs += cnt;
     }
     if (part) part[q] = g;
   }
-  if (summary) {
+  /* a chunk whose coverage the picks left as it was keeps its summary and
+   * has nothing new to prune (its summary was made when the layout was) */
+  if (summary && raised) {
     if (cl->prune) prune_chunk(cl, c, tid);
     summarise_chunk(cl, ch);
   }
