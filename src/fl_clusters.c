@@ -99,8 +99,6 @@ static int layout(fl_clusters *cl, const fl_problem *p, const int *assign)
     memcpy(cl->xs + (size_t) at * d, p->x + (size_t) i * d, (size_t) d * sizeof(double));
     cl->ws[at] = p->weight ? p->weight[i] : 1.0;
   }
-  cl->wtotal = 0.0;
-  for (int i = 0; i < n; i++) cl->wtotal += cl->ws[i];
   int ch = 0;
   for (int k = 0; k < K; k++) {
     cl->first[k] = ch;

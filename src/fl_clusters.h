@@ -47,7 +47,6 @@ typedef struct {
                             * precision, by coordinate within each chunk (chunk c's
                             * coordinate t at xf[lo d + t (hi - lo)]) */
   double *ws;              /* n weights in layout order */
-  double wtotal;           /* their sum: no f(S) exceeds it */
   double *cover;           /* n coverage in layout order */
   int K1;                  /* top-level clusters */
   double *top;             /* K1 x d: their centers */

@@ -35,11 +35,17 @@ static int solve_mode(const fl_problem *p, const fl_control *c, fl_result *res)
  * against 12000), so every mode's bound is capped by it.  (A given
  * similarity matrix would need a pass over it for its row maxima.)
  * Stochastic greedy reports no bound (Inf). */
+double fl_bound_cap(const fl_problem *p)
+{
+  double cap = 0.0;
+  for (int i = 0; i < p->n; i++) cap += p->weight ? p->weight[i] : 1.0;
+  return cap;
+}
+
 static void cap_bound(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   if (!p->x || c->mode == FL_MODE_STOCHASTIC) return;
-  double cap = 0.0;
-  for (int i = 0; i < p->n; i++) cap += p->weight ? p->weight[i] : 1.0;
+  double cap = fl_bound_cap(p);
   if (cap < res->bound) res->bound = cap;
   if (res->bound < res->objective) res->bound = res->objective;
 }

@@ -1003,9 +1003,10 @@ int fl_solve_matrix_free(const fl_problem *p, const fl_control *c, fl_result *re
   if (status == FL_OK) status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
   res->objective = fl_clusters_objective(&r.cl);
   if (status == FL_OK) {
-    /* what the bound may exceed f(S) by before fl_solve caps it at the
-     * clients' total weight (or bound0 undercuts it) */
-    double cap = bound0 < r.cl.wtotal ? bound0 : r.cl.wtotal;
+    /* what the bound may exceed f(S) by before fl_solve caps it (or
+     * bound0 undercuts it) */
+    double cap = fl_bound_cap(p);
+    if (bound0 < cap) cap = bound0;
     double bound = res->objective + refined_topk(&r, cap - res->objective);
     res->bound = bound < bound0 ? bound : bound0;
     if (res->bound < res->objective) res->bound = res->objective;
