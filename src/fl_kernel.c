@@ -78,79 +78,6 @@ FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restric
   for (; i < cnt; i++) out[i] = fl_sqdist(rows + (size_t) i * d, y, d);
 }
 
-/* Squared distances of y to the FL_COLS_PAD points stored by coordinate
- * from c (stride apart), into sum.  The points past the caller's count
- * are read (callers pad their arrays) and ignored. */
-#if defined(__GNUC__)
-/* FL_VF floats a vector, loaded from any float address: GCC's vector
- * extension keeps the sums in registers (as plain arrays they went through
- * memory, a store and a load per coordinate).  8 where the x86-64-v3 clone
- * is compiled from this source or the target has AVX (Clang splits them
- * well anywhere), else 4: GCC lowers vectors wider than the target's
- * through memory (nhpc with SSE2 alone, "medium", n = 12000: 1.14 s with
- * 8-float vectors, 0.24 s with 4; 0.11 s with the x86-64-v3 clone). */
-#if defined(FL_HAVE_CLONES) || defined(__AVX__) || defined(__clang__)
-#define FL_VF 8
-#else
-#define FL_VF 4
-#endif
-#define FL_NV (FL_COLS_PAD / FL_VF)   /* vectors per padded block */
-typedef float fl_fv __attribute__((vector_size(4 * FL_VF), aligned(4), may_alias));
-#define loadv(p) (*(const fl_fv *) (p))
-/* A store, not memcpy(): under _FORTIFY_SOURCE (R's default flags on
- * Debian and Ubuntu) the memcpy() into the caller's block was checked and
- * no longer one vector store, and the matrix-free modes ran 5% slower. */
-#define storev(p, v) (*(fl_fv *) (p) = (v))
-
-/* Coordinates two at a time: 2 FL_NV independent sums. */
-static inline void sqdist_pad(const float *c, int stride, const float *restrict y, int d,
-                              float *restrict sum)
-{
-  fl_fv a[FL_NV], b[FL_NV], e;
-  for (int v = 0; v < FL_NV; v++) a[v] = b[v] = (fl_fv) { 0 };
-  int t = 0;
-  for (; t + 2 <= d; t += 2, c += 2 * (size_t) stride) {
-    float y0 = y[t], y1 = y[t + 1];
-#pragma GCC unroll 4
-    for (int v = 0; v < FL_NV; v++) {
-      e = loadv(c + v * FL_VF) - y0; a[v] += e * e;
-      e = loadv(c + stride + v * FL_VF) - y1; b[v] += e * e;
-    }
-  }
-#pragma GCC unroll 4
-  for (int v = 0; v < FL_NV; v++) {
-    if (t < d) {
-      e = loadv(c + v * FL_VF) - y[t];
-      a[v] += e * e;
-    }
-    storev(sum + v * FL_VF, a[v] + b[v]);
-  }
-}
-#else
-static inline void sqdist_pad(const float *c, int stride, const float *restrict y, int d,
-                              float *restrict sum)
-{
-  for (int j = 0; j < FL_COLS_PAD; j++) sum[j] = 0.0f;
-  for (int t = 0; t < d; t++, c += stride)
-    for (int j = 0; j < FL_COLS_PAD; j++) {
-      float e = c[j] - y[t];
-      sum[j] += e * e;
-    }
-}
-#endif
-
-FL_CLONES void fl_sqdist_cols_f(const float *cols, int stride, int cnt,
-                                const float *restrict y, int d, float *restrict out)
-{
-  int i0 = 0;
-  for (; i0 + FL_COLS_PAD <= cnt; i0 += FL_COLS_PAD) sqdist_pad(cols + i0, stride, y, d, out + i0);
-  if (i0 < cnt) {
-    float sum[FL_COLS_PAD];
-    sqdist_pad(cols + i0, stride, y, d, sum);
-    memcpy(out + i0, sum, (size_t) (cnt - i0) * sizeof(float));
-  }
-}
-
 void fl_centers_cols_f(const double *centers, int K, int d, double *org, float *cols)
 {
   for (int t = 0; t < d; t++) {
@@ -215,99 +142,78 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
 #define FL_VEC_SUMS 0
 #endif
 
-#if FL_VEC_SUMS
-/* Half a float vector as doubles, and its lanes' integer type. */
-typedef double fl_dv __attribute__((vector_size(4 * FL_VF), aligned(8), may_alias));
-typedef float fl_fh __attribute__((vector_size(2 * FL_VF), aligned(4), may_alias));
-typedef long long fl_iv __attribute__((vector_size(4 * FL_VF)));
+/* FL_VF floats a vector, loaded from any float address: GCC's vector
+ * extension keeps the sums in registers (as plain arrays they went through
+ * memory, a store and a load per coordinate).  GCC lowers vectors wider
+ * than the target's through memory (nhpc with SSE2 alone, "medium",
+ * n = 12000: 1.14 s with 8-float vectors, 0.24 s with 4; 0.11 s with the
+ * x86-64-v3 clone), so each width is compiled for its own target: 8
+ * where the x86-64-v3 clone is compiled from this source or the target has
+ * AVX (Clang splits them well anywhere), else 4; and with GCC 12 or later
+ * (which names the level), 16 for x86-64-v4 (AVX-512), picked at run time.
+ * On an AVX-512 machine (Xeon, GCC 12, nhpc at one thread, medians of 5
+ * interleaved processes) 16-float vectors took 2% to 12% off
+ * ("weak_cluster" 0.866 -> 0.782 s, "medium_cluster" at n = 30000
+ * 1.637 -> 1.436 s), while an x86-64-v4 clone of every cloned function
+ * at 8 floats took up to 12% more time than x86-64-v3, so nothing else
+ * gets one. */
+#if defined(__GNUC__)
+#define FL_INLINE __attribute__((always_inline))
+#else
+#define FL_INLINE
+#endif
 
-/* max(v, 0) lane by lane, exactly, as fl_positive() (a macro: a function
- * returning a 32-byte vector draws GCC's ABI warning where AVX is off). */
-#define POSITIVE_V(v) (0.5 * ((v) + (fl_dv) ((fl_iv) (v) & INT64_MAX)))
+#if defined(FL_HAVE_CLONES) && __GNUC__ >= 12
+#define FL_WIDE 1
+#define FL_VF 16
+#define FL_COLS_FN(name) name##_wide
+#define FL_COLS_ATTR static __attribute__((target("arch=x86-64-v4")))
+#include "fl_kernel_cols.h"
+#undef FL_VF
+#undef FL_COLS_FN
+#undef FL_COLS_ATTR
+#else
+#define FL_WIDE 0
+#endif
 
-/* acc[0..1] += w max(s - cover, 0) and acc[2..3] += w s over the nv
- * similarities s (whole float vectors), the lanes from nb on weighted 0
- * (they hold the next clients of the layout).  The sums stay in vector
- * registers, where `omp simd reduction` kept them on the stack, and exp()
- * runs apart, a float vector at a time instead of the half as many
- * doubles of the sums: fl_gain_cols_f took 1.95 instead of 2.44 ns a pair
- * with 64 clients in L1, 2.61 instead of 3.31 with 27 (a typical leaf),
- * 2.72 instead of 3.17 over n = 12000 (one candidate, d = 32, x86-64-v3,
- * best of 54 runs), and nhpc 5 to 7% less time at one thread ("large",
- * "medium_cluster"). */
-static inline void gain_sums(const float *s, const double *w, const double *cover, int nb,
-                             int nv, fl_dv acc[4])
+#if defined(FL_HAVE_CLONES) || defined(__AVX__) || defined(__clang__)
+#define FL_VF 8
+#else
+#define FL_VF 4
+#endif
+#define FL_COLS_FN(name) name##_narrow
+#define FL_COLS_ATTR static FL_CLONES
+#include "fl_kernel_cols.h"
+
+/* Whether this CPU runs the x86-64-v4 kernels (one load and test). */
+static inline int wide_vectors(void)
 {
-  const int h = FL_VF / 2;
-  fl_iv lane;
-  for (int i = 0; i < h; i++) lane[i] = i;
-  for (int j = 0; j < nv; j += FL_VF) {
-    fl_dv s0 = __builtin_convertvector(*(const fl_fh *) (s + j), fl_dv);
-    fl_dv s1 = __builtin_convertvector(*(const fl_fh *) (s + j + h), fl_dv);
-    fl_dv w0 = *(const fl_dv *) (w + j), w1 = *(const fl_dv *) (w + j + h);
-    if (j + FL_VF > nb) {
-      w0 = (fl_dv) ((fl_iv) w0 & (lane < (long long) (nb - j)));
-      w1 = (fl_dv) ((fl_iv) w1 & (lane < (long long) (nb - j - h)));
-    }
-    fl_dv e0 = s0 - *(const fl_dv *) (cover + j), e1 = s1 - *(const fl_dv *) (cover + j + h);
-    acc[0] += w0 * POSITIVE_V(e0);
-    acc[1] += w1 * POSITIVE_V(e1);
-    acc[2] += w0 * s0;
-    acc[3] += w1 * s1;
-  }
+#if FL_WIDE
+  return __builtin_cpu_supports("x86-64-v4");
+#else
+  return 0;
+#endif
 }
 
-/* The lanes of *v added in a fixed order. */
-static inline double lane_sum(const fl_dv *v)
+void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *restrict y, int d,
+                      float *restrict out)
 {
-  double sum = 0.0;
-  for (int i = 0; i < FL_VF / 2; i++) sum += (*v)[i];
-  return sum;
-}
-#endif
-
-FL_CLONES double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
-                                float inv2s2, const double *w, const double *cover,
-                                double *mass)
-{
-  float d2[FL_GAIN_BLOCK];
-#if FL_VEC_SUMS
-  float s[FL_GAIN_BLOCK];
-  fl_dv acc[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
-#else
-  double g = 0.0, m = 0.0;
-#endif
-  for (int i0 = 0; i0 < cnt; i0 += FL_GAIN_BLOCK) {
-    int nb = cnt - i0 < FL_GAIN_BLOCK ? cnt - i0 : FL_GAIN_BLOCK;
-    /* whole vectors: the lanes past nb (distances of the padding) get
-     * weight 0, where a scalar remainder loop, exp() included, took a
-     * sixth of the time with chunks of 27 or 43 clients */
-    int nv = (nb + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD;
-    for (int j0 = 0; j0 < nb; j0 += FL_COLS_PAD) sqdist_pad(cols + i0 + j0, stride, y, d, d2 + j0);
-#if FL_VEC_SUMS
-    FL_SIMD
-    for (int j = 0; j < nv; j++) s[j] = fl_expf_neg(d2[j] * inv2s2);
-    gain_sums(s, w + i0, cover + i0, nb, nv, acc);
-#else
-    const double *wb = w + i0, *cb = cover + i0;
-    FL_SIMD_SUM(g, m)
-    for (int j = 0; j < nv; j++) {
-      double wj = j < nb ? wb[j] : 0.0;
-      double s = fl_expf_neg(d2[j] * inv2s2), diff = s - cb[j];
-      g += wj * fl_positive(diff);
-      m += wj * s;
-    }
-#endif
+#if FL_WIDE
+  if (wide_vectors()) {
+    sqdist_cols_wide(cols, stride, cnt, y, d, out);
+    return;
   }
-#if FL_VEC_SUMS
-  acc[0] += acc[1];
-  acc[2] += acc[3];
-  *mass = lane_sum(&acc[2]);
-  return lane_sum(&acc[0]);
-#else
-  *mass = m;
-  return g;
 #endif
+  sqdist_cols_narrow(cols, stride, cnt, y, d, out);
+}
+
+double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
+                      float inv2s2, const double *w, const double *cover, double *mass)
+{
+#if FL_WIDE
+  if (wide_vectors()) return gain_cols_wide(cols, stride, cnt, y, d, inv2s2, w, cover, mass);
+#endif
+  return gain_cols_narrow(cols, stride, cnt, y, d, inv2s2, w, cover, mass);
 }
 
 /* Rows are scanned in blocks of this many (distances on the stack). */

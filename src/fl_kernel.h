@@ -19,7 +19,10 @@
  * for both, and the single-precision exp() is within 7.9e-8 of the C
  * library's with FMA, 1.02e-7 without.  Elsewhere (no ifunc), or built
  * with -DFL_NO_CLONES (the benchmark driver's `make CLONES=0`), one
- * version for the compiler's target. */
+ * version for the compiler's target.  The two kernels over clients stored
+ * by coordinate (fl_sqdist_cols_f, fl_gain_cols_f) are also compiled with
+ * 16-float vectors for x86-64-v4 (AVX-512) with GCC 12 or later, and take
+ * that version on CPUs that have it (see fl_kernel.c). */
 #if !defined(FL_NO_CLONES) && defined(__GNUC__) && !defined(__clang__) && \
   defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
 #define FL_HAVE_CLONES 1
