@@ -22,7 +22,7 @@
  * version for the compiler's target.  The two kernels over clients stored
  * by coordinate (fl_sqdist_cols_f, fl_gain_cols_f) are also compiled with
  * 16-float vectors for x86-64-v4 (AVX-512) with GCC 12 or later, and take
- * that version on CPUs that have it (see fl_kernel.c). */
+ * that version on CPUs that have it and AVX512-VBMI2 (see fl_kernel.c). */
 #if !defined(FL_NO_CLONES) && defined(__GNUC__) && !defined(__clang__) && \
   defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
 #define FL_HAVE_CLONES 1
