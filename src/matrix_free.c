@@ -287,20 +287,21 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
   if (cl->xf) s->ynorm[q] = fl_clusters_offset(cl, yc, s->yo + (size_t) q * cl->d);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
-  for (int k = 0; k < cl->K; k++) {
+  for (int k = 0; k < cl->K; k += 4) {
     uint64_t word[2];   /* most leaves are skipped: four flags at a time */
     memcpy(word, eval + k, sizeof word);
-    if ((word[0] | word[1]) == 0) {
-      k += 3;
-      continue;
+    if ((word[0] | word[1]) == 0) continue;
+    /* the chunks of the four leaves without a branch on each: whether a
+     * leaf is visited, and whether a chunk is empty, are hard to predict */
+    int end = cl->first[k + 4 < cl->K ? k + 4 : cl->K];
+    for (int ch = cl->first[k]; ch < end; ch++) {
+      const fl_chunk *c = &cl->chunk[ch];
+      int v = chunk_pairs(c, all), take = eval[c->cluster] & (v > 0);
+      cum[n] = visits;
+      items[n] = ch;
+      n += take;
+      visits += take * v;
     }
-    if (eval[k])
-      for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++)
-        if (all || cl->chunk[ch].nact > 0) {
-          cum[n] = visits;
-          items[n++] = ch;
-          visits += chunk_pairs(&cl->chunk[ch], all);
-        }
   }
   cum[n] = visits;
   s->nitems[q] = n;
