@@ -38,6 +38,8 @@ run_interrupted_child <- function(lines, triggers, timeout = 60, delay = 0) {
   for (trigger in triggers) {
     repeat {
       text <- read_out()
+      # the child may finish before later triggers: they are not needed
+      if (any(grepl("CHILD DONE", text))) return(text)
       hit <- grep(trigger, text)
       hit <- hit[hit > seen]
       if (length(hit)) { seen <- max(hit); break }
