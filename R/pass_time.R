@@ -12,8 +12,8 @@
 #' `exp()`, the kernel of the exact modes. The matrix-free modes evaluate
 #' blocks of clients with a vectorised `exp()` (within 1 ulp of the C
 #' library's), 1.6 times faster per pair at d = 32 with SSE2 alone (more
-#' with AVX2 and FMA, which they use where the CPU has them); that speed is
-#' part of what the ratio measures.
+#' with AVX2 and FMA, and with AVX-512, which they use where the CPU has
+#' them); that speed is part of what the ratio measures.
 #'
 #' @inheritParams facility_greedy
 #' @param repeats Number of timed passes; the fastest is returned.
