@@ -155,25 +155,16 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
  * interleaved processes) 16-float vectors took 2% to 12% off
  * ("weak_cluster" 0.866 -> 0.782 s, "medium_cluster" at n = 30000
  * 1.637 -> 1.436 s), while an x86-64-v4 clone of every cloned function
- * at 8 floats took up to 12% more time than x86-64-v3, so nothing else
- * gets one. */
-#if defined(__GNUC__)
-#define FL_INLINE __attribute__((always_inline))
-#else
-#define FL_INLINE
-#endif
-
-#if defined(FL_HAVE_CLONES) && __GNUC__ >= 12
-#define FL_WIDE 1
+ * at 8 floats took up to 12% more time than x86-64-v3; of those, only the
+ * plan's loop (fl_clusters_plan) is faster for x86-64-v4. */
+#if FL_WIDE
 #define FL_VF 16
 #define FL_COLS_FN(name) name##_wide
-#define FL_COLS_ATTR static __attribute__((target("arch=x86-64-v4")))
+#define FL_COLS_ATTR static FL_WIDE_TARGET
 #include "fl_kernel_cols.h"
 #undef FL_VF
 #undef FL_COLS_FN
 #undef FL_COLS_ATTR
-#else
-#define FL_WIDE 0
 #endif
 
 #if defined(FL_HAVE_CLONES) || defined(__AVX__) || defined(__clang__)
@@ -185,25 +176,11 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
 #define FL_COLS_ATTR static FL_CLONES
 #include "fl_kernel_cols.h"
 
-/* Whether this CPU runs the x86-64-v4 kernels (two loads and tests):
- * only where it also has AVX512-VBMI2 (Ice Lake and later, Zen 4 and
- * later), so not on Skylake-SP and Cascade Lake, which lower the whole
- * core's clock while 512-bit arithmetic runs (not measured here: the
- * gains above are from a later Xeon). */
-static inline int wide_vectors(void)
-{
-#if FL_WIDE
-  return __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_supports("avx512vbmi2");
-#else
-  return 0;
-#endif
-}
-
 void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *restrict y, int d,
                       float *restrict out)
 {
 #if FL_WIDE
-  if (wide_vectors()) {
+  if (fl_wide_vectors()) {
     sqdist_cols_wide(cols, stride, cnt, y, d, out);
     return;
   }
@@ -215,7 +192,7 @@ double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, in
                       float inv2s2, const double *w, const double *cover, double *mass)
 {
 #if FL_WIDE
-  if (wide_vectors()) return gain_cols_wide(cols, stride, cnt, y, d, inv2s2, w, cover, mass);
+  if (fl_wide_vectors()) return gain_cols_wide(cols, stride, cnt, y, d, inv2s2, w, cover, mass);
 #endif
   return gain_cols_narrow(cols, stride, cnt, y, d, inv2s2, w, cover, mass);
 }

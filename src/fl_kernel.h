@@ -19,10 +19,8 @@
  * for both, and the single-precision exp() is within 7.9e-8 of the C
  * library's with FMA, 1.02e-7 without.  Elsewhere (no ifunc), or built
  * with -DFL_NO_CLONES (the benchmark driver's `make CLONES=0`), one
- * version for the compiler's target.  The two kernels over clients stored
- * by coordinate (fl_sqdist_cols_f, fl_gain_cols_f) are also compiled with
- * 16-float vectors for x86-64-v4 (AVX-512) with GCC 12 or later, and take
- * that version on CPUs that have it and AVX512-VBMI2 (see fl_kernel.c). */
+ * version for the compiler's target.  Some are also compiled for
+ * x86-64-v4 (FL_WIDE below). */
 #if !defined(FL_NO_CLONES) && defined(__GNUC__) && !defined(__clang__) && \
   defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
 #define FL_HAVE_CLONES 1
@@ -34,6 +32,39 @@
 #else
 #define FL_CLONES
 #endif
+
+/* Always inlined: a helper of a function compiled for one target (a
+ * clone, or FL_WIDE_TARGET) is then compiled for that target too. */
+#if defined(__GNUC__)
+#define FL_INLINE __attribute__((always_inline))
+#else
+#define FL_INLINE
+#endif
+
+/* The x86-64-v4 (AVX-512) versions, where GCC 12 or later names the level:
+ * the kernels over clients stored by coordinate (fl_kernel.c) and the
+ * plan's loop over the leaves (fl_clusters_plan), each picked at run time
+ * by fl_wide_vectors(). */
+#if defined(FL_HAVE_CLONES) && __GNUC__ >= 12
+#define FL_WIDE 1
+#define FL_WIDE_TARGET __attribute__((target("arch=x86-64-v4")))
+#else
+#define FL_WIDE 0
+#endif
+
+/* Whether this CPU runs the x86-64-v4 versions (two loads and tests):
+ * only where it also has AVX512-VBMI2 (Ice Lake and later, Zen 4 and
+ * later), so not on Skylake-SP and Cascade Lake, which lower the whole
+ * core's clock while 512-bit arithmetic runs (not measured here: the
+ * gains in fl_kernel.c are from a later Xeon). */
+static inline int fl_wide_vectors(void)
+{
+#if FL_WIDE
+  return __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_supports("avx512vbmi2");
+#else
+  return 0;
+#endif
+}
 
 static inline double fl_sqdist(const double *restrict a,
                                const double *restrict b, int d)
