@@ -472,9 +472,10 @@ static FL_CLONES double plan_narrow(const fl_clusters *cl, const double *yc, dou
 }
 
 #if FL_WIDE
-/* With AVX-512's 32 vector registers the loop keeps its values out of
- * memory (the x86-64-v3 one spills to the stack): on an AVX-512 VM this
- * version took 15% to 37% less time than that one (perf samples of the
+/* 512-bit vectors and 32 registers (its code refers to the stack 73
+ * times, the x86-64-v3 one's 103; which of the two gains was not
+ * separated): on an AVX-512 VM this version took 15% to 37% less time
+ * than the x86-64-v3 one (perf samples of the
  * plan over those of the gain kernel, whose work is the same; five
  * presets at n = 12000 and 30000, two runs each), and all of nhpc 6% to
  * 8% less on "large" (n = 30000), -5% to +1% on the others. */

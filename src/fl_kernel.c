@@ -155,8 +155,9 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
  * interleaved processes) 16-float vectors took 2% to 12% off
  * ("weak_cluster" 0.866 -> 0.782 s, "medium_cluster" at n = 30000
  * 1.637 -> 1.436 s), while an x86-64-v4 clone of every cloned function
- * at 8 floats took up to 12% more time than x86-64-v3; of those, only the
- * plan's loop (fl_clusters_plan) is faster for x86-64-v4. */
+ * at 8 floats took up to 12% more time than x86-64-v3.  Of the others,
+ * only the plan's loop (fl_clusters_plan), measured alone, is kept in an
+ * x86-64-v4 version. */
 #if FL_WIDE
 #define FL_VF 16
 #define FL_COLS_FN(name) name##_wide

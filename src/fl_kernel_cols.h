@@ -27,8 +27,8 @@ typedef float fl_fv __attribute__((vector_size(4 * FL_VF), aligned(4), may_alias
 #define storev(p, v) (*(fl_fv *) (p) = (v))
 
 /* Coordinates two at a time: 2 FL_NV independent sums. */
-static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float *restrict y, int d,
-                              float *restrict sum)
+static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float *restrict y,
+                                        int d, float *restrict sum)
 {
   fl_fv a[FL_NV], b[FL_NV], e;
   for (int v = 0; v < FL_NV; v++) a[v] = b[v] = (fl_fv) { 0 };
@@ -51,8 +51,8 @@ static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float 
   }
 }
 #else
-static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float *restrict y, int d,
-                              float *restrict sum)
+static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float *restrict y,
+                                        int d, float *restrict sum)
 {
   for (int j = 0; j < FL_COLS_PAD; j++) sum[j] = 0.0f;
   for (int t = 0; t < d; t++, c += stride)
@@ -169,7 +169,6 @@ FL_COLS_ATTR double gain_cols(const float *cols, int stride, int cnt, const floa
   return g;
 #endif
 }
-
 
 #undef loadv
 #undef storev
