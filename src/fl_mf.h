@@ -56,6 +56,8 @@ typedef struct {
   int *fine_round;       /* m: round of each candidate's last fine evaluation */
   int *settle_round;     /* m: round in which its coarse gain was last keyed down */
   int refine;            /* fine evaluations of the picks (eps > 0, one heap) */
+  int again;             /* the round made no pick: its lead fell behind when
+                          * evaluated finely in fl_mf_merge, and it runs again */
   int guess;             /* evaluations coarser, keys adding their guess (first_gains) */
   unsigned char *chosen; /* m */
   fl_entry *merged;      /* nheaps x batch */

@@ -634,6 +634,7 @@ void fl_mf_merge(fl_mf *r)
   int nm = pool_fresh(r), K = r->cl.K;
   int room = r->k - r->nselected, q = 0;
   r->npick = 0;
+  r->again = 0;
   for (; q < nm && r->npick < r->batch && r->npick < room; q++) {
     int j = r->merged[q].idx;
     double *hw = r->hwpick + (size_t) r->npick * K;
@@ -641,10 +642,14 @@ void fl_mf_merge(fl_mf *r)
     fl_clusters_reach(&r->cl, yj, hw, r->distpick);
     if (r->npick > 0 && overlap_bound(r, hw) > r->c->eps * r->merged[q].key) break;
     if (r->refine && r->fine_round[j] != r->round) {
-      /* a coarse gain, after the round's first pick: evaluated finely, it
-       * must still come before the next entry (else it goes back) */
+      /* a coarse gain: evaluated finely, it must still come before the
+       * next entry (else it goes back, and without a pick the round runs
+       * again) */
       r->merged[q] = fine_entry(r, r->merged[q]);
-      if (q + 1 < nm && fl_entry_before(r->merged[q + 1], r->merged[q])) break;
+      if (q + 1 < nm && fl_entry_before(r->merged[q + 1], r->merged[q])) {
+        r->again = r->npick == 0;
+        break;
+      }
     }
     r->pick[r->npick] = j;
     r->ypick[r->npick++] = yj;
@@ -963,7 +968,7 @@ static void run_round(fl_mf *r)
 
 static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
 {
-  for (int round = 0; r->nselected < r->k; round++) {
+  for (int round = 0; r->nselected < r->k; round += r->npick > 0) {
     if (fl_interrupted(c)) return FL_INTERRUPTED;
     r->round = round;
     r->quota = first_quota(r);
@@ -971,7 +976,10 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
     r->stop = -HUGE_VAL;
     r->next_heap = 0;
     run_round(r);
-    if (r->npick == 0) break;
+    if (r->npick == 0) {
+      if (r->again) continue;
+      break;
+    }
     fl_clusters_reduce(&r->cl);
     double last = record_picks(r, res);
     for (int q = res->nselected - r->npick; q < res->nselected; q++) f += res->gains[q];
