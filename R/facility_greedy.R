@@ -219,7 +219,10 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   that gain, or when it is most likely covered already (the similarity
 #'   of the candidate to a point three standard deviations of the leaf's
 #'   spread nearer than its typical client is at most the leaf's lowest
-#'   coverage; the first evaluations, while no client is covered, skip at
+#'   coverage, or the leaf lies beyond the bisector of the candidate and
+#'   the open facility nearest to the leaf's center by three standard
+#'   deviations of its spread along the line joining them, with the
+#'   candidate outside the leaf; the first evaluations, while no client is covered, skip at
 #'   three times the threshold and count the skipped leaves' mass
 #'   estimates instead); and a round's later picks are
 #'   committed only while the earlier picks of the round can have lowered

@@ -62,7 +62,8 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
     + 16.0 * (n + FL_COLS_PAD) + 20.0 * n     /* ws, cover; k-means scratch, bounds */
     + 136.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 80.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
-    + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + K + 32)
+    + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + 2.0 * K + 32)
+    + 4.0 * K * d + 28.0 * K   /* the owners */
     + nchunks * (16.0 + 32.0)
     + 8.0 * c->threads * (FL_CHUNK * (d + 2) + 16);
 }
@@ -74,6 +75,7 @@ void fl_clusters_free(fl_clusters *cl)
   free(cl->mu); free(cl->rad); free(cl->span); free(cl->first);
   free(cl->org); free(cl->muf); free(cl->yf);
   free(cl->rms2); free(cl->lnw); free(cl->lnw_all); free(cl->lnmin); free(cl->reach2);
+  free(cl->own); free(cl->side2); free(cl->own2); free(cl->oslot); free(cl->ownf);
   free(cl->chunk); free(cl->csum); free(cl->wact); free(cl->scratch);
   memset(cl, 0, sizeof *cl);
 }
@@ -111,6 +113,8 @@ static int layout(fl_clusters *cl, const fl_problem *p, const int *assign)
     cl->rad[k] = sqrt(r2) * (1.0 + FL_RAD_SLACK);
     cl->rms2[k] = start[k + 1] > start[k] ? sum2 / (start[k + 1] - start[k]) : 0.0;
     cl->reach2[k] = 2.0 * FL_COLD_SD * sqrt(cl->rms2[k] / d);
+    cl->own[k] = -1;
+    cl->own2[k] = HUGE_VAL;
     for (int lo = start[k]; lo < start[k + 1]; lo += FL_CHUNK, ch++) {
       cl->chunk[ch].lo = lo;
       cl->chunk[ch].hi = lo + FL_CHUNK < start[k + 1] ? lo + FL_CHUNK : start[k + 1];
@@ -121,6 +125,66 @@ static int layout(fl_clusters *cl, const fl_problem *p, const int *assign)
   cl->first[K] = ch;
   free(start); free(pos);
   return FL_OK;
+}
+
+/* Power iterations for the largest eigenvalue of a leaf's covariance. */
+#define FL_POWER_STEPS 8
+
+/* The largest variance of clients lo..hi-1 (layout order, as rows of xs)
+ * along any direction, less than it at most (power iteration from the
+ * offset of the client farthest from the center mu, whose variance along
+ * it would be a lower bound too); v and u: d doubles of scratch. */
+static double largest_variance(const fl_clusters *cl, int lo, int hi, const double *mu,
+                               double *v, double *u)
+{
+  const int d = cl->d;
+  double far = -1.0, lambda = 0.0;
+  for (int i = lo; i < hi; i++) {
+    double d2 = fl_sqdist(cl->xs + (size_t) i * d, mu, d);
+    if (d2 > far) {
+      far = d2;
+      for (int t = 0; t < d; t++) v[t] = cl->xs[(size_t) i * d + t] - mu[t];
+    }
+  }
+  for (int step = 0; step < FL_POWER_STEPS && far > 0; step++) {
+    double n2 = 0.0;
+    for (int t = 0; t < d; t++) n2 += v[t] * v[t];
+    double norm = sqrt(n2);
+    if (norm == 0) break;
+    for (int t = 0; t < d; t++) { v[t] /= norm; u[t] = 0.0; }
+    lambda = 0.0;
+    for (int i = lo; i < hi; i++) {
+      const double *x = cl->xs + (size_t) i * d;
+      double proj = 0.0;
+      for (int t = 0; t < d; t++) proj += (x[t] - mu[t]) * v[t];
+      lambda += proj * proj;
+      for (int t = 0; t < d; t++) u[t] += proj * (x[t] - mu[t]);
+    }
+    lambda /= hi - lo;
+    memcpy(v, u, (size_t) d * sizeof(double));
+  }
+  return lambda;
+}
+
+/* side2[] for every leaf (see FL_ISOTROPIC), each from its own clients. */
+static void bisector_spreads(fl_clusters *cl)
+{
+  const int d = cl->d;
+  double *scratch = cl->scratch;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(cl->threads) schedule(dynamic, 8)
+#endif
+  for (int k = 0; k < cl->K; k++) {
+    double *v = scratch + fl_thread_id() * fl_thread_stride(FL_CHUNK * (d + 2), sizeof(double));
+    int f = cl->first[k], e = cl->first[k + 1];
+    double iso = cl->rms2[k] / d, spread2 = iso;
+    if (e > f && cl->chunk[e - 1].hi - cl->chunk[f].lo > 1) {
+      int lo = cl->chunk[f].lo, hi = cl->chunk[e - 1].hi;
+      double top = largest_variance(cl, lo, hi, cl->mu + (size_t) k * d, v, v + d);
+      if (top > FL_ISOTROPIC * iso) spread2 = top;
+    }
+    cl->side2[k] = 4.0 * FL_COLD_SD * FL_COLD_SD * spread2;
+  }
 }
 
 /* The centers for fl_clusters_reach(), each radius enlarged by the
@@ -161,6 +225,53 @@ static void single_precision_chunks(fl_clusters *cl)
   for (int ch = 0; ch < cl->nchunks; ch++) single_precision_chunk(cl, ch);
 }
 
+static int int_order(const void *a, const void *b)
+{
+  int u = *(const int *) a, v = *(const int *) b;
+  return (u > v) - (u < v);
+}
+
+/* Column of owner j among the nown sorted ones. */
+static int owner_slot(const int *sorted, int nown, int j)
+{
+  int lo = 0, hi = nown - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (sorted[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+void fl_clusters_own(fl_clusters *cl, const int *idx, int np)
+{
+  const int K = cl->K, d = cl->d;
+  int *sorted = cl->own + K;
+  for (int q = 0; q < np; q++) {
+    const double *yp = cl->y + (size_t) idx[q] * d;
+    for (int k = 0; k < K; k++) {
+      double d2 = fl_sqdist(cl->mu + (size_t) k * d, yp, d);
+      if (d2 < cl->own2[k]) {
+        cl->own2[k] = d2;
+        cl->own[k] = idx[q];
+      }
+    }
+  }
+  int n = 0;
+  for (int k = 0; k < K; k++)
+    if (cl->own[k] >= 0) sorted[n++] = cl->own[k];
+  qsort(sorted, (size_t) n, sizeof(int), int_order);
+  cl->nown = 0;
+  for (int t = 0; t < n; t++)
+    if (cl->nown == 0 || sorted[t] != sorted[cl->nown - 1]) sorted[cl->nown++] = sorted[t];
+  for (int s = 0; s < cl->nown; s++) {
+    const double *yp = cl->y + (size_t) sorted[s] * d;
+    for (int t = 0; t < d; t++) cl->ownf[(size_t) t * K + s] = (float) (yp[t] - cl->org[t]);
+  }
+  for (int k = 0; k < K; k++)
+    cl->oslot[k] = cl->own[k] >= 0 ? owner_slot(sorted, cl->nown, cl->own[k]) : 0;
+}
+
 /* Run the post-selection work on every chunk (parallel over chunks). */
 static double post_all(fl_clusters *cl, const double *const *ypick, int npick,
                        const unsigned char *skip, int cover, int summary)
@@ -194,6 +305,7 @@ static int open_initial(fl_clusters *cl, const fl_problem *p)
     fl_clusters_skip_table(cl, hw, np, skip);
     cl->pairs += post_all(cl, ypick, np, skip, 1, 1);
     fl_clusters_reduce(cl);
+    fl_clusters_own(cl, p->initial + t0, np);
   }
   free(skip); free(hw);
   return FL_OK;
@@ -311,7 +423,12 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->wact = malloc(6 * K * sizeof(double));
   cl->org = malloc(d * sizeof(double));
   cl->muf = calloc(K * d + FL_COLS_PAD, sizeof(float));   /* padded */
-  cl->yf_stride = fl_thread_stride(d + K, sizeof(float));
+  cl->own = malloc(2 * K * sizeof(int));   /* and, after it, their sorted copy */
+  cl->own2 = malloc(K * sizeof(double));
+  cl->side2 = malloc(K * sizeof(double));
+  cl->oslot = calloc(K, sizeof(int));
+  cl->ownf = calloc(K * d + FL_COLS_PAD, sizeof(float));   /* padded */
+  cl->yf_stride = fl_thread_stride(d + 2 * K, sizeof(float));
   cl->yf = malloc(c->threads * cl->yf_stride * sizeof(float));
   cl->scratch = malloc(c->threads * fl_thread_stride(FL_CHUNK * (d + 2), sizeof(double)) *
                       sizeof(double));
@@ -324,9 +441,10 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   int status = FL_ERR_NOMEM;
   if (cl->xs && (cl->xf || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase &&
       cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all && cl->lnmin &&
-      cl->reach2 && cl->first && cl->wact &&
+      cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->ownf && cl->first && cl->wact &&
       cl->org && cl->muf && cl->yf && cl->scratch && assign &&
       build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
+    bisector_spreads(cl);
     single_precision_centers(cl);
     if (cl->xf) single_precision_chunks(cl);
     status = open_initial(cl, p);
@@ -388,6 +506,18 @@ static double center_distances(const fl_clusters *cl, const double *yc, float **
   return FL_F32_EPS * sqrt(nb2) * (1.0 + FL_RAD_SLACK);
 }
 
+/* After center_distances(): the squared distances of the same candidate
+ * to the owners (single precision, estimates only), in the K floats after
+ * the centers' (column 0 is 0 while there is no owner: unowned leaves
+ * have own2 = HUGE_VAL). */
+static const float *owner_distances(const fl_clusters *cl, float *df)
+{
+  float *cp2 = df + cl->K;
+  cp2[0] = 0.0f;
+  fl_sqdist_cols_f(cl->ownf, cl->K, cl->nown, df - cl->d, cl->d, cp2);
+  return cp2;
+}
+
 /* The bound on the similarity to any client of a ball of radius rad whose
  * center is at computed distance dist. */
 static inline double ball_reach(double dist, double rad, double shrink, double lift,
@@ -447,6 +577,9 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const double *yc, dou
   const double *lnmin = all ? cl->lnmin_all : cl->lnmin, *reach2 = cl->reach2;
   /* a double, as thresh: an int flag in the loop kept GCC from vectorising it */
   const double skip_cold = cold && thresh > 0 ? 1.0 : 0.0;
+  const float *cp2 = skip_cold > 0 ? owner_distances(cl, df) : df;
+  const double *own2 = cl->own2, *side2 = cl->side2;
+  const int *oslot = cl->oslot;
   double left = 0.0;
   FL_SIMD_SUM(left)
   for (int k = 0; k < cl->K; k++) {
@@ -456,7 +589,10 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const double *yc, dou
     int mass = lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
     /* log of the similarity at the near point at most log(min coverage)? */
     double near2 = fl_positive(dist * dist + rms2[k] - reach2[k] * dist);
-    int covered = (skip_cold > 0) & (-near2 * inv2s2 <= lnmin[k]);
+    /* (dist^2 - own2) / |yc - owner| >= side, without a square root */
+    double gap = dist * dist - own2[k];
+    int beyond = (gap >= 0) & (gap * gap >= side2[k] * cp2[oslot[k]]) & (dist > rad[k]);
+    int covered = (skip_cold > 0) & ((-near2 * inv2s2 <= lnmin[k]) | beyond);
     int visit = (b > 0) & !covered & ((b >= thresh) | mass);   /* & and |: no branches */
     eval[k] = visit;
     left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);

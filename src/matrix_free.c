@@ -982,6 +982,7 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
     }
     fl_clusters_reduce(&r->cl);
     double last = record_picks(r, res);
+    fl_clusters_own(&r->cl, r->pick, r->npick);
     for (int q = res->nselected - r->npick; q < res->nselected; q++) f += res->gains[q];
     /* skip clusters that cannot add eps of the gain the last pick made */
     r->thresh = c->eps * last;
