@@ -59,6 +59,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
   double n = p->n, d = p->d, K = fl_clusters_max_leaves(p, c);
   double nchunks = n / FL_CHUNK + K;
   return (c->eps > 0 ? 12.0 : 8.0) * n * d    /* xs, xf */
+    + (c->eps > 0 ? 4.0 * (n + FL_COLS_PAD) : 0.0)   /* xn */
     + 16.0 * (n + FL_COLS_PAD) + 20.0 * n     /* ws, cover; k-means scratch, bounds */
     + 136.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 80.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
@@ -70,7 +71,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
 
 void fl_clusters_free(fl_clusters *cl)
 {
-  free(cl->xs); free(cl->xf); free(cl->ws); free(cl->cover);
+  free(cl->xs); free(cl->xf); free(cl->xn); free(cl->ws); free(cl->cover);
   free(cl->top); free(cl->kbase);
   free(cl->mu); free(cl->rad); free(cl->span); free(cl->first);
   free(cl->org); free(cl->muf); free(cl->yf);
@@ -213,7 +214,13 @@ static void single_precision_chunk(fl_clusters *cl, int ch)
   float *xf = cl->xf + (size_t) c->lo * d;
   for (int i = 0; i < cnt; i++) {
     const double *x = cl->xs + (size_t) (c->lo + i) * d;
-    for (int t = 0; t < d; t++) xf[(size_t) t * cnt + i] = (float) (x[t] - cl->org[t]);
+    double norm2 = 0.0;
+    for (int t = 0; t < d; t++) {
+      float a = (float) (x[t] - cl->org[t]);
+      xf[(size_t) t * cnt + i] = a;
+      norm2 += (double) a * a;
+    }
+    cl->xn[c->lo + i] = (float) norm2;
   }
 }
 
@@ -407,7 +414,8 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
   cl->xs = malloc(n * d * sizeof(double));
   cl->xf = c->eps > 0 ? calloc(n * d + FL_COLS_PAD, sizeof(float)) : NULL;   /* padded */
-  cl->ws = calloc(n + FL_COLS_PAD, sizeof(double));      /* padded (fl_gain_cols_f) */
+  cl->xn = c->eps > 0 ? calloc(n + FL_COLS_PAD, sizeof(float)) : NULL;
+  cl->ws = calloc(n + FL_COLS_PAD, sizeof(double));      /* padded (fl_gain_dot_f) */
   cl->cover = calloc(n + FL_COLS_PAD, sizeof(double));
   cl->top = malloc((size_t) cl->K1 * d * sizeof(double));
   cl->kbase = malloc(((size_t) cl->K1 + 1) * sizeof(int));
@@ -439,7 +447,7 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   if (cl->lnmin) cl->lnmin_all = cl->lnmin + K;
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
-  if (cl->xs && (cl->xf || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase &&
+  if (cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase &&
       cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all && cl->lnmin &&
       cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->ownf && cl->first && cl->wact &&
       cl->org && cl->muf && cl->yf && cl->scratch && assign &&
@@ -648,54 +656,72 @@ void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
   }
 }
 
-double fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo)
+void fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo, fl_cand *cand)
 {
-  return sqrt(fl_offset_f(yc, cl->org, cl->d, yo));
+  cand->yc = yc;
+  cand->yo = yo;
+  cand->ynorm = sqrt(fl_offset_f(yc, cl->org, cl->d, yo));
+  double norm2 = 0.0;
+  for (int t = 0; t < cl->d; t++) norm2 += (double) yo[t] * yo[t];
+  cand->yn2 = (float) norm2;
 }
 
 /* With a = x - org for a client x of the chunk's leaf (|a| at most the
  * leaf's span A) and b = yc - org (|b| = B, ynorm), rounding a and b to
- * single precision moves |x - yc| by at most u (A + B), u = 2^-24, and the
- * differences, squares and sum change the squared distance by a factor
- * within 1 -+ (d + 2) u to first order.  With |x - yc| <= A + B, the true
- * squared distance is at least the computed one less (d + 5) u (A + B)^2
- * (room left for the second-order terms); the rounded 1 / (2 sigma^2) and
- * product take off 3 u more of the exponent.  So each true similarity is
- * at most the computed one times 1 + eta, eta = expm1 of (d + 8) u
- * (A + B)^2 / (2 sigma^2) + FL_EXPF_ERR (plus FL_SIM_SLACK), and the true
- * partial gain at most the computed one plus eta times the computed
- * similarity mass.  The clients are stored relative to one origin, not to
- * their leaf's center, so that the candidate's offset is computed once per
- * evaluation, not once per chunk: nhpc then took 4% to 14% less time on
- * six presets (n = 12000 and 30000, one thread, medians of 5 interleaved
- * runs). */
-static double chunk_gain_f(const fl_clusters *cl, const fl_chunk *c, int cnt, const float *yo,
-                           double ynorm, double *slack)
+ * single precision (a', b') moves |x - yc| by at most u (A + B), u =
+ * 2^-24, so |a' - b'|^2 is at least |x - yc|^2 less 2 u (A + B)^2.  The
+ * kernel computes |a' - b'|^2 as |a'|^2 + |b'|^2 - 2 a'.b': the norms
+ * rounded once (u relatively each), the dot product summed over d terms
+ * (within d u |a'| |b'| <= d u (A + B)^2 / 4 to first order, twice that
+ * in the sum) and the sum rounded twice (2 u (A + B)^2 at most), so the
+ * true squared distance is at least the computed one less (d / 2 + 5) u
+ * (A + B)^2, and less (d + 5) u (A + B)^2 with room for the second-order
+ * terms; the rounded 1 / (2 sigma^2) and product take off 3 u more of the
+ * exponent.  So each true similarity is at most the computed one times 1
+ * + eta, eta = expm1 of (d + 8) u (A + B)^2 / (2 sigma^2) + FL_EXPF_ERR
+ * (plus FL_SIM_SLACK), and the true partial gain at most the computed one
+ * plus eta times the computed similarity mass; the bound holds both ways,
+ * so the computed gain is within the same allowance of the true one.  The
+ * clients are stored relative to one origin, not to their leaf's center,
+ * so that the candidate's offset is computed once per evaluation, not
+ * once per chunk: nhpc then took 4% to 14% less time on six presets (n =
+ * 12000 and 30000, one thread, medians of 5 interleaved runs). */
+static double rounding_allowance(const fl_clusters *cl, const fl_chunk *c, double ynorm)
 {
-  const int d = cl->d;
-  double mass, g = fl_gain_cols_f(cl->xf + (size_t) c->lo * d, c->hi - c->lo, cnt, yo, d,
-                                  (float) cl->inv2s2, cl->ws + c->lo, cl->cover + c->lo, &mass);
   double reach = cl->span[c->cluster] + ynorm * (1.0 + FL_RAD_SLACK);
-  double x = (d + 8.0) * (0.5 * FL_F32_EPS) * reach * reach * cl->inv2s2 + FL_EXPF_ERR
+  double x = (cl->d + 8.0) * (0.5 * FL_F32_EPS) * reach * reach * cl->inv2s2 + FL_EXPF_ERR
     + FL_SIM_SLACK;
-  *slack = (x < 1.0 ? x * (1.0 + x) : expm1(x)) * mass;   /* expm1(x) <= x (1 + x) */
-  return g;
+  return x < 1.0 ? x * (1.0 + x) : expm1(x);   /* expm1(x) <= x (1 + x) */
 }
 
-double fl_clusters_chunk_gain(const fl_clusters *cl, int ch, const double *yc, const float *yo,
-                              double ynorm, int all, double *slack)
+void fl_clusters_chunk_gains(const fl_clusters *cl, int ch, int nq, const fl_cand *const *cand,
+                             int all, double *gain, double *slack)
 {
   const fl_chunk *c = &cl->chunk[ch];
-  int cnt = all ? c->hi - c->lo : c->nact;
-  if (cl->xf) return chunk_gain_f(cl, c, cnt, yo, ynorm, slack);
-  double s[FL_CHUNK], g = 0.0;
-  fl_rbf_rows(cl->xs + (size_t) c->lo * cl->d, cnt, yc, cl->d, cl->inv2s2, s);
-  for (int t = 0; t < cnt; t++) {
-    double diff = s[t] - cl->cover[c->lo + t];
-    if (diff > 0) g += cl->ws[c->lo + t] * diff;
+  const int d = cl->d, cnt = all ? c->hi - c->lo : c->nact;
+  if (cl->xf) {
+    const float *yo[FL_DOT_BATCH];
+    float yn2[FL_DOT_BATCH];
+    double mass[FL_DOT_BATCH];
+    for (int q = 0; q < nq; q++) {
+      yo[q] = cand[q]->yo;
+      yn2[q] = cand[q]->yn2;
+    }
+    fl_gain_dot_f(cl->xf + (size_t) c->lo * d, c->hi - c->lo, cnt, nq, yo, yn2, cl->xn + c->lo,
+                  d, (float) cl->inv2s2, cl->ws + c->lo, cl->cover + c->lo, gain, mass);
+    for (int q = 0; q < nq; q++) slack[q] = rounding_allowance(cl, c, cand[q]->ynorm) * mass[q];
+    return;
   }
-  *slack = 0.0;
-  return g;
+  for (int q = 0; q < nq; q++) {
+    double s[FL_CHUNK], g = 0.0;
+    fl_rbf_rows(cl->xs + (size_t) c->lo * d, cnt, cand[q]->yc, d, cl->inv2s2, s);
+    for (int t = 0; t < cnt; t++) {
+      double diff = s[t] - cl->cover[c->lo + t];
+      if (diff > 0) g += cl->ws[c->lo + t] * diff;
+    }
+    gain[q] = g;
+    slack[q] = 0.0;
+  }
 }
 
 void fl_clusters_skip_table(const fl_clusters *cl, const double *hw, int npick,

@@ -130,7 +130,7 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
   for (int i = 0; i < n; i++) v[i] = fl_expf_neg(v[i]);
 }
 
-/* Clients per block of fl_gain_cols_f(): the exp() loop then runs over
+/* Clients per block of fl_gain_dot_f(): the exp() loop then runs over
  * several vectors, whose polynomial chains overlap. */
 #define FL_GAIN_BLOCK 64
 
@@ -189,13 +189,17 @@ void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *restr
   sqdist_cols_narrow(cols, stride, cnt, y, d, out);
 }
 
-double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
-                      float inv2s2, const double *w, const double *cover, double *mass)
+void fl_gain_dot_f(const float *cols, int stride, int cnt, int nq, const float *const *y,
+                   const float *yn, const float *xn, int d, float inv2s2, const double *w,
+                   const double *cover, double *gain, double *mass)
 {
 #if FL_WIDE
-  if (fl_wide_vectors()) return gain_cols_wide(cols, stride, cnt, y, d, inv2s2, w, cover, mass);
+  if (fl_wide_vectors()) {
+    gain_dot_wide(cols, stride, cnt, nq, y, yn, xn, d, inv2s2, w, cover, gain, mass);
+    return;
+  }
 #endif
-  return gain_cols_narrow(cols, stride, cnt, y, d, inv2s2, w, cover, mass);
+  gain_dot_narrow(cols, stride, cnt, nq, y, yn, xn, d, inv2s2, w, cover, gain, mass);
 }
 
 /* Rows are scanned in blocks of this many (distances on the stack). */

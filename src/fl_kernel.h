@@ -111,8 +111,7 @@ void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double 
 /* Squared distances of y to cnt points stored by coordinate (coordinate t
  * of point i at cols[t * stride + i]) in single precision: k-means, the
  * matrix-free modes' cluster bounds and their gain evaluations with
- * eps > 0, which allow for its rounding (fl_clusters_reach,
- * fl_clusters_chunk_gain).  Vectorised across the points; reads up to
+ * eps > 0, which allow for its rounding (fl_clusters_reach).  Vectorised across the points; reads up to
  * FL_COLS_PAD - 1 floats past cols[(d - 1) * stride + cnt - 1], which the
  * caller's array must hold. */
 #define FL_COLS_PAD 16
@@ -122,19 +121,23 @@ void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *y, in
  * minus their mean org (d), so that the values, and the rounding, are on
  * the scale of the distances, in single precision, by coordinate (d x K). */
 void fl_centers_cols_f(const double *centers, int K, int d, double *org, float *cols);
-/* The partial gain sum_i w_i max(0, s_i - cover_i) of y over cnt clients
- * stored so, with s_i = exp(-d2_i inv2s2) computed in single precision
- * (within FL_EXPF_ERR relatively of exp() of the computed float argument,
- * at least exp(-FL_EXPF_XMAX)); *mass receives sum_i w_i s_i.  w and cover
- * are read up to the next multiple of FL_COLS_PAD past cnt (callers pad
- * them; the values there, any finite ones, are ignored). */
+/* The partial gains gain[q] = sum_i w_i max(0, s_qi - cover_i) of nq
+ * candidates y[q] (d floats each, stored as the clients) over cnt clients
+ * stored so, with s_qi = exp(-d2_qi inv2s2) and d2_qi = xn_i + yn_q - 2
+ * x_i.y_q, from the squared norms xn of the clients and yn of the
+ * candidates, computed in single precision (negative d2 taken as 0;
+ * exp() within FL_EXPF_ERR relatively of exp() of the computed float
+ * argument, at least exp(-FL_EXPF_XMAX)); mass[q] = sum_i w_i s_qi.  xn,
+ * w and cover are read up to the next multiple of FL_COLS_PAD past cnt
+ * (callers pad them; the values there, any finite ones, are ignored). */
 #define FL_EXPF_XMAX 87.0f
 #define FL_EXPF_ERR 1e-6
 /* v[i] = exp(-v[i]) for n values v[i] >= 0, as the exp() of
- * fl_gain_cols_f. */
+ * fl_gain_dot_f. */
 void fl_expf_neg_array(float *v, int n);
-double fl_gain_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
-                      float inv2s2, const double *w, const double *cover, double *mass);
+void fl_gain_dot_f(const float *cols, int stride, int cnt, int nq, const float *const *y,
+                   const float *yn, const float *xn, int d, float inv2s2, const double *w,
+                   const double *cover, double *gain, double *mass);
 /* Index of the row nearest to y (the lowest on ties), its squared distance
  * into *best_d2 unless NULL: k-means and the balls' assignments. */
 int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *best_d2);

@@ -1,18 +1,20 @@
 /* The kernels over clients stored by coordinate behind fl_sqdist_cols_f()
- * and fl_gain_cols_f(), written once for any vector width: fl_kernel.c
+ * and fl_gain_dot_f(), written once for any vector width: fl_kernel.c
  * includes this file once per width it compiles, with FL_VF (floats a
  * vector), FL_COLS_FN(name) (the name of each definition at that width:
  * the names below stand for those) and FL_COLS_ATTR (the attributes of
- * sqdist_cols and gain_cols) defined. */
+ * sqdist_cols and gain_dot) defined. */
 #define fl_fv FL_COLS_FN(fl_fv)
 #define fl_dv FL_COLS_FN(fl_dv)
 #define fl_fh FL_COLS_FN(fl_fh)
 #define fl_iv FL_COLS_FN(fl_iv)
 #define sqdist_pad FL_COLS_FN(sqdist_pad)
 #define sqdist_cols FL_COLS_FN(sqdist_cols)
+#define dot_block FL_COLS_FN(dot_block)
 #define gain_sums FL_COLS_FN(gain_sums)
 #define lane_sum FL_COLS_FN(lane_sum)
-#define gain_cols FL_COLS_FN(gain_cols)
+#define gain_block FL_COLS_FN(gain_block)
+#define gain_dot FL_COLS_FN(gain_dot)
 
 /* Squared distances of y to the FL_COLS_PAD points stored by coordinate
  * from c (stride apart), into sum.  The points past the caller's count
@@ -75,6 +77,63 @@ FL_COLS_ATTR void sqdist_cols(const float *cols, int stride, int cnt,
   }
 }
 
+/* The exponents e[q][j] = (xn_j + yn_q - 2 x_j.y_q) inv2s2 of Q candidates
+ * y[q] and nv clients (1 or 2 vectors: Q nv independent sums of
+ * products, one load of each coordinate's clients for all Q), e rows
+ * FL_GAIN_BLOCK apart; negative ones (rounding) are clamped later.  Q and
+ * nv are constants where it is inlined. */
+#if defined(__GNUC__)
+static inline FL_INLINE void dot_block(const float *c, int stride, int nv, int Q,
+                                       const float *const *y, const float *yn,
+                                       const float *xn, int d, float inv2s2, float *e)
+{
+  /* unrolled, so the sums stay in registers; even and odd coordinates
+   * apart, so that one candidate alone has four chains of sums */
+  fl_fv a[4][2][2];
+#pragma GCC unroll 4
+  for (int q = 0; q < Q; q++) a[q][0][0] = a[q][0][1] = a[q][1][0] = a[q][1][1] = (fl_fv) { 0 };
+  int t = 0;
+  for (; t + 2 <= d; t += 2, c += 2 * (size_t) stride) {
+#pragma GCC unroll 2
+    for (int p = 0; p < 2; p++) {
+      fl_fv x0 = loadv(c + p * stride), x1 = nv > 1 ? loadv(c + p * stride + FL_VF) : x0;
+#pragma GCC unroll 4
+      for (int q = 0; q < Q; q++) {
+        float yt = y[q][t + p];
+        a[q][0][p] += x0 * yt;
+        if (nv > 1) a[q][1][p] += x1 * yt;
+      }
+    }
+  }
+  if (t < d) {
+    fl_fv x0 = loadv(c), x1 = nv > 1 ? loadv(c + FL_VF) : x0;
+#pragma GCC unroll 4
+    for (int q = 0; q < Q; q++) {
+      a[q][0][0] += x0 * y[q][t];
+      if (nv > 1) a[q][1][0] += x1 * y[q][t];
+    }
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < Q; q++)
+#pragma GCC unroll 2
+    for (int v = 0; v < nv; v++)
+      storev(e + q * FL_GAIN_BLOCK + v * FL_VF,
+             (loadv(xn + v * FL_VF) + yn[q] - 2.0f * (a[q][v][0] + a[q][v][1])) * inv2s2);
+}
+#else
+static inline FL_INLINE void dot_block(const float *c, int stride, int nv, int Q,
+                                       const float *const *y, const float *yn,
+                                       const float *xn, int d, float inv2s2, float *e)
+{
+  for (int q = 0; q < Q; q++)
+    for (int j = 0; j < nv * FL_VF; j++) {
+      float dot = 0.0f;
+      for (int t = 0; t < d; t++) dot += c[(size_t) t * stride + j] * y[q][t];
+      e[q * FL_GAIN_BLOCK + j] = (xn[j] + yn[q] - 2.0f * dot) * inv2s2;
+    }
+}
+#endif
+
 #if FL_VEC_SUMS
 /* Half a float vector as doubles, and its lanes' integer type. */
 typedef double fl_dv __attribute__((vector_size(4 * FL_VF), aligned(8), may_alias));
@@ -90,7 +149,7 @@ typedef long long fl_iv __attribute__((vector_size(4 * FL_VF)));
  * (they hold the next clients of the layout).  The sums stay in vector
  * registers, where `omp simd reduction` kept them on the stack, and exp()
  * runs apart, a float vector at a time instead of the half as many
- * doubles of the sums: fl_gain_cols_f took 1.95 instead of 2.44 ns a pair
+ * doubles of the sums: the gain kernel took 1.95 instead of 2.44 ns a pair
  * with 64 clients in L1, 2.61 instead of 3.31 with 27 (a typical leaf),
  * 2.72 instead of 3.17 over n = 12000 (one candidate, d = 32, x86-64-v3,
  * best of 54 runs), and nhpc 5 to 7% less time at one thread ("large",
@@ -126,48 +185,66 @@ static inline FL_INLINE double lane_sum(const fl_dv *v)
 }
 #endif
 
-FL_COLS_ATTR double gain_cols(const float *cols, int stride, int cnt, const float *y, int d,
-                              float inv2s2, const double *w, const double *cover,
-                              double *mass)
+/* Q candidates over a block of nb <= FL_GAIN_BLOCK clients: exponents two
+ * vectors at a time, then exp() and the gain sums of each. */
+static inline FL_INLINE void gain_block(const float *cols, int stride, int nb, int Q,
+                                        const float *const *y, const float *yn,
+                                        const float *xn, int d, float inv2s2,
+                                        const double *w, const double *cover,
+                                        double *gain, double *mass)
 {
-  float d2[FL_GAIN_BLOCK];
-#if FL_VEC_SUMS
-  float s[FL_GAIN_BLOCK];
-  fl_dv acc[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
-#else
-  double g = 0.0, m = 0.0;
-#endif
-  for (int i0 = 0; i0 < cnt; i0 += FL_GAIN_BLOCK) {
-    int nb = cnt - i0 < FL_GAIN_BLOCK ? cnt - i0 : FL_GAIN_BLOCK;
-    /* whole vectors: the lanes past nb (distances of the padding) get
-     * weight 0, where a scalar remainder loop, exp() included, took a
-     * sixth of the time with chunks of 27 or 43 clients */
-    int nv = (nb + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD;
-    for (int j0 = 0; j0 < nb; j0 += FL_COLS_PAD) sqdist_pad(cols + i0 + j0, stride, y, d, d2 + j0);
+  float e[4 * FL_GAIN_BLOCK];
+  /* whole vectors: the lanes past nb (distances of the padding) get weight
+   * 0, where a scalar remainder loop, exp() included, took a sixth of the
+   * time with chunks of 27 or 43 clients */
+  int nv = (nb + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD, j = 0;
+  for (; j + 2 * FL_VF <= nv; j += 2 * FL_VF)
+    dot_block(cols + j, stride, 2, Q, y, yn, xn + j, d, inv2s2, e + j);
+  for (; j < nv; j += FL_VF) dot_block(cols + j, stride, 1, Q, y, yn, xn + j, d, inv2s2, e + j);
+  for (int q = 0; q < Q; q++) {
+    float *s = e + q * FL_GAIN_BLOCK;
 #if FL_VEC_SUMS
     FL_SIMD
-    for (int j = 0; j < nv; j++) s[j] = fl_expf_neg(d2[j] * inv2s2);
-    gain_sums(s, w + i0, cover + i0, nb, nv, acc);
+    for (int i = 0; i < nv; i++) s[i] = fl_expf_neg(s[i] > 0.0f ? s[i] : 0.0f);
+    fl_dv acc[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
+    gain_sums(s, w, cover, nb, nv, acc);
+    acc[0] += acc[1];
+    acc[2] += acc[3];
+    gain[q] += lane_sum(&acc[0]);
+    mass[q] += lane_sum(&acc[2]);
 #else
-    const double *wb = w + i0, *cb = cover + i0;
+    double g = 0.0, m = 0.0;
     FL_SIMD_SUM(g, m)
-    for (int j = 0; j < nv; j++) {
-      double wj = j < nb ? wb[j] : 0.0;
-      double s = fl_expf_neg(d2[j] * inv2s2), diff = s - cb[j];
-      g += wj * fl_positive(diff);
-      m += wj * s;
+    for (int i = 0; i < nv; i++) {
+      double wi = i < nb ? w[i] : 0.0;
+      double si = fl_expf_neg(s[i] > 0.0f ? s[i] : 0.0f), diff = si - cover[i];
+      g += wi * fl_positive(diff);
+      m += wi * si;
     }
+    gain[q] += g;
+    mass[q] += m;
 #endif
   }
-#if FL_VEC_SUMS
-  acc[0] += acc[1];
-  acc[2] += acc[3];
-  *mass = lane_sum(&acc[2]);
-  return lane_sum(&acc[0]);
-#else
-  *mass = m;
-  return g;
-#endif
+}
+
+FL_COLS_ATTR void gain_dot(const float *cols, int stride, int cnt, int nq,
+                           const float *const *y, const float *yn, const float *xn, int d,
+                           float inv2s2, const double *w, const double *cover,
+                           double *gain, double *mass)
+{
+  for (int q = 0; q < nq; q++) gain[q] = mass[q] = 0.0;
+  for (int i0 = 0; i0 < cnt; i0 += FL_GAIN_BLOCK) {
+    int nb = cnt - i0 < FL_GAIN_BLOCK ? cnt - i0 : FL_GAIN_BLOCK, q = 0;
+    const float *c = cols + i0, *xb = xn + i0;
+    const double *wb = w + i0, *cb = cover + i0;
+    /* four candidates at a time (8 sums of 2 vectors), then two, then one */
+    for (; q + 4 <= nq; q += 4)
+      gain_block(c, stride, nb, 4, y + q, yn + q, xb, d, inv2s2, wb, cb, gain + q, mass + q);
+    for (; q + 2 <= nq; q += 2)
+      gain_block(c, stride, nb, 2, y + q, yn + q, xb, d, inv2s2, wb, cb, gain + q, mass + q);
+    for (; q < nq; q++)
+      gain_block(c, stride, nb, 1, y + q, yn + q, xb, d, inv2s2, wb, cb, gain + q, mass + q);
+  }
 }
 
 #undef loadv
@@ -180,6 +257,8 @@ FL_COLS_ATTR double gain_cols(const float *cols, int stride, int cnt, const floa
 #undef fl_iv
 #undef sqdist_pad
 #undef sqdist_cols
+#undef dot_block
 #undef gain_sums
 #undef lane_sum
-#undef gain_cols
+#undef gain_block
+#undef gain_dot

@@ -29,10 +29,10 @@ typedef struct {
   int *item_ch;        /* Q x nchunks: the chunks of candidate q's items */
   int *item_cum;       /* Q x (nchunks + 1): client visits before each item, and in all */
   double *partial;     /* Q x nchunks: partial gain of each item */
-  double *slack;       /* Q x nchunks: its rounding allowance (fl_clusters_chunk_gain) */
+  double *slack;       /* Q x nchunks: its rounding allowance (fl_clusters_chunk_gains) */
   unsigned char *fine; /* Q: evaluate it finely (see next_stale in matrix_free.c) */
   float *yo;           /* Q x d: each candidate - org (fl_clusters_offset) */
-  double *ynorm;       /* Q: |candidate - org| */
+  fl_cand *cand;       /* Q: each candidate as the chunk gains take it */
 } fl_mf_heap;
 
 typedef struct {

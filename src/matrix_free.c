@@ -172,9 +172,9 @@ static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch, size_t d)
   s->slack = malloc(Q * nch * sizeof(double));
   s->fine = calloc(Q, 1);
   s->yo = malloc(Q * d * sizeof(float));
-  s->ynorm = malloc(Q * sizeof(double));
+  s->cand = malloc(Q * sizeof(fl_cand));
   return s->pending && s->left && s->guess && s->nitems && s->item_ch && s->item_cum &&
-    s->partial && s->slack && s->fine && s->yo && s->ynorm ? FL_OK : FL_ERR_NOMEM;
+    s->partial && s->slack && s->fine && s->yo && s->cand ? FL_OK : FL_ERR_NOMEM;
 }
 
 static void scratch_free(fl_mf_heap *s, int count)
@@ -183,7 +183,7 @@ static void scratch_free(fl_mf_heap *s, int count)
     for (int h = 0; h < count; h++) {
       free(s[h].pending); free(s[h].left); free(s[h].guess); free(s[h].nitems);
       free(s[h].item_ch); free(s[h].item_cum); free(s[h].partial); free(s[h].slack);
-      free(s[h].fine); free(s[h].yo); free(s[h].ynorm);
+      free(s[h].fine); free(s[h].yo); free(s[h].cand);
     }
   free(s);
 }
@@ -284,7 +284,7 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
   s->guess[q] = 0.0;
   s->left[q] = fl_clusters_plan(cl, yc, fine ? 0.0 : r->thresh, all, !fine && !all, eval,
                                 r->guess ? &s->guess[q] : NULL);
-  if (cl->xf) s->ynorm[q] = fl_clusters_offset(cl, yc, s->yo + (size_t) q * cl->d);
+  fl_clusters_offset(cl, yc, s->yo + (size_t) q * cl->d, &s->cand[q]);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
   for (int k = 0; k < cl->K; k += 4) {
@@ -337,16 +337,33 @@ static int item_chunk(const fl_mf_heap *s, int q, int at, int end, int nchunks)
   return at < end ? s->item_ch[(size_t) q * nchunks + at] : INT_MAX;
 }
 
+/* The partial gains over chunk ch of the nq posted candidates at[], into
+ * their items item[] (eval_share). */
+static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch, const int *at,
+                        const size_t *item, int nq, int all)
+{
+  const fl_cand *cand[FL_DOT_BATCH] = { NULL };
+  for (int t = 0; t < nq; t++) cand[t] = &s->cand[at[t]];
+  double gain[FL_DOT_BATCH], slack[FL_DOT_BATCH];
+  fl_clusters_chunk_gains(cl, ch, nq, cand, all, gain, slack);
+  for (int t = 0; t < nq; t++) {
+    s->partial[item[t]] = gain[t];
+    s->slack[item[t]] = slack[t];
+  }
+}
+
 /* This lane's share of the posted evaluations: its candidates' plans
  * (q = lane, lane + M, ...), then, after the group meets, its share of
  * each candidate's items (lane_item).  Items are taken chunk by chunk
  * across the posted candidates (their lists are in chunk order, merged
  * here), each chunk with all the candidates that visit it: the candidates
  * posted together are mostly close to each other, so a chunk read once
- * from memory serves several of them from the L1 cache (at n = 1e6 the
- * clients no longer fit in the caches), and the lanes' shares of them
- * mostly fall on the same chunk ids, so each lane keeps to its own chunks.
- * bar is NULL for a group of one. */
+ * from memory serves several of them (at n = 1e6 the clients no longer
+ * fit in the caches), up to FL_DOT_BATCH in one kernel call that loads
+ * each coordinate of the chunk once for all of them, and the lanes' shares
+ * of them mostly fall on the same chunk ids, so each lane keeps to its own
+ * chunks.  A candidate's partial gain over a chunk has the same bits
+ * whichever others share the call.  bar is NULL for a group of one. */
 static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
                        fl_barrier *bar, int tid)
 {
@@ -366,15 +383,21 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
     int ch = INT_MAX;
     for (int q = 0; q < np; q++) ch = next[q] < ch ? next[q] : ch;
     if (ch == INT_MAX) break;
+    int at[FL_DOT_BATCH], nq = 0, nvisit = 0;
+    size_t item[FL_DOT_BATCH];
     for (int q = 0; q < np; q++) {
       if (next[q] != ch) continue;
-      size_t at = (size_t) q * nch + pos[q];
-      s->partial[at] = fl_clusters_chunk_gain(cl, ch, cl->y + (size_t) s->pending[q].idx * cl->d,
-                                              s->yo + (size_t) q * cl->d, s->ynorm[q], all,
-                                              &s->slack[at]);
-      pairs += chunk_pairs(&cl->chunk[ch], all);
+      nvisit++;
+      at[nq] = q;
+      item[nq++] = (size_t) q * nch + pos[q];
       next[q] = item_chunk(s, q, ++pos[q], end[q], nch);
+      if (nq == FL_DOT_BATCH) {
+        chunk_share(cl, s, ch, at, item, nq, all);
+        nq = 0;
+      }
     }
+    if (nq > 0) chunk_share(cl, s, ch, at, item, nq, all);
+    pairs += (double) chunk_pairs(&cl->chunk[ch], all) * nvisit;
   }
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
 }

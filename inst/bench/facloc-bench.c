@@ -490,27 +490,37 @@ static void check_reach(const instance *in)
     for (int i = 0; i < p.n; i++)   /* without rng_unif(): the cases stay as they were */
       cl.cover[i] = i % 2 ? 0.0 : (double) (((unsigned) i * 2654435761u) % 1000) / 1000;
     double *hw = malloc(sizeof(double) * cl.K), *dist = malloc(sizeof(double) * cl.K);
-    float *yo = malloc(sizeof(float) * p.d);
-    for (int j = 0; hw && dist && yo && j < p.m; j++) {
-      const double *yj = p.y + (size_t) j * p.d;
-      double ynorm = fl_clusters_offset(&cl, yj, yo);
-      fl_clusters_reach(&cl, yj, hw, dist);
-      for (int k = 0; k < cl.K; k++)
-        for (int ch = cl.first[k]; ch < cl.first[k + 1]; ch++)
-          for (int i = cl.chunk[ch].lo; i < cl.chunk[ch].hi; i++) {
-            double s = fl_rbf(cl.xs + (size_t) i * p.d, yj, p.d, p.inv2s2);
-            if (!(s <= hw[k]))
-              FAIL("reach (offset %g): similarity %.17g above the bound %.17g of its leaf",
-                   offsets[o], s, hw[k]);
-          }
+    float *yo = malloc(sizeof(float) * p.d * FL_DOT_BATCH);
+    fl_cand cand[FL_DOT_BATCH];
+    const fl_cand *batch[FL_DOT_BATCH];
+    /* the chunk gains of 1 to FL_DOT_BATCH candidates at once, in turn */
+    for (int j0 = 0, nb = 1; hw && dist && yo && j0 < p.m; j0 += nb, nb = nb % FL_DOT_BATCH + 1) {
+      if (nb > p.m - j0) nb = p.m - j0;
+      for (int q = 0; q < nb; q++) {
+        const double *yj = p.y + (size_t) (j0 + q) * p.d;
+        fl_clusters_offset(&cl, yj, yo + (size_t) q * p.d, &cand[q]);
+        batch[q] = &cand[q];
+        fl_clusters_reach(&cl, yj, hw, dist);
+        for (int k = 0; k < cl.K; k++)
+          for (int ch = cl.first[k]; ch < cl.first[k + 1]; ch++)
+            for (int i = cl.chunk[ch].lo; i < cl.chunk[ch].hi; i++) {
+              double s = fl_rbf(cl.xs + (size_t) i * p.d, yj, p.d, p.inv2s2);
+              if (!(s <= hw[k]))
+                FAIL("reach (offset %g): similarity %.17g above the bound %.17g of its leaf",
+                     offsets[o], s, hw[k]);
+            }
+      }
       for (int ch = 0; ch < cl.nchunks; ch++) {
-        double slack, g = fl_clusters_chunk_gain(&cl, ch, yj, yo, ynorm, 1, &slack);
-        double exact = exact_chunk_gain(&cl, ch, yj), wsum = 0.0;
+        double g[FL_DOT_BATCH], slack[FL_DOT_BATCH], wsum = 0.0;
+        fl_clusters_chunk_gains(&cl, ch, nb, batch, 1, g, slack);
         for (int i = cl.chunk[ch].lo; i < cl.chunk[ch].hi; i++) wsum += cl.ws[i];
-        /* 1e-30: the single-precision exp() stops at exp(-87) */
-        if (!(exact <= g + slack && fabs(g - exact) <= slack + 1e-30 * wsum))
-          FAIL("chunk gain (offset %g): %.17g with allowance %.17g, exact %.17g",
-               offsets[o], g, slack, exact);
+        for (int q = 0; q < nb; q++) {
+          double exact = exact_chunk_gain(&cl, ch, cand[q].yc);
+          /* 1e-30: the single-precision exp() stops at exp(-87) */
+          if (!(exact <= g[q] + slack[q] && fabs(g[q] - exact) <= slack[q] + 1e-30 * wsum))
+            FAIL("chunk gain (offset %g, %d of %d): %.17g with allowance %.17g, exact %.17g",
+                 offsets[o], q + 1, nb, g[q], slack[q], exact);
+        }
       }
     }
     free(hw); free(dist); free(yo);
