@@ -168,13 +168,11 @@ typedef struct {
  * (fl_gain_dot_f) computes the squared distances as |x|^2 + |y|^2 - 2 x.y,
  * one multiply-add per coordinate, for four candidates from one load of
  * each coordinate of the clients.  Against the difference form, one
- * candidate at a time: 1.4 to 1.6 instead of 2.5 ns a pair with 64 clients
- * in L1, four candidates (d = 32, AVX-512 Xeon); in nhpc 26% fewer perf
- * samples in the kernel on "medium_cluster" (n = 12000), where 3.9
- * candidates share a chunk on average after the first round, and 5% to 6%
- * less time on "weak_cluster", "medium_cluster" (n = 30000) and "large"
- * (n = 30000), about the same on the others (medians of 5 interleaved
- * runs, one thread). */
+ * candidate at a time, four candidates over 64, 43 and 27 clients in L1
+ * (d = 32, AVX-512 Xeon, best of 5): 1.5, 1.6 and 2.0 instead of 2.3, 2.4
+ * and 3.0 ns a pair with 16-float vectors, 1.8, 2.2 and 2.7 instead of
+ * 3.0, 3.3 and 3.4 with AVX2.  After the first round 3.9 candidates share
+ * a chunk on average ("medium_cluster", n = 12000). */
 #define FL_DOT_BATCH 4
 
 /* Fill *cand for candidate yc, its offset into yo (d floats). */
