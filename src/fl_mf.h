@@ -72,7 +72,8 @@ typedef struct {
   double *tcount;        /* per thread, padded: pairs, evaluations */
   int *teval;            /* per thread, K + 4 (the last 4 zero): a plan's clusters */
   int qmax;              /* most candidates evaluated together */
-  int *tpos;             /* per thread, 3 qmax: cursors of eval_share's merge */
+  int *tpos;             /* per thread, 3 qmax + nchunks: eval_share's cursors and
+                          * buckets */
 } fl_mf;
 
 /* Per-thread counters sit FL_MF_PAD doubles apart (own cache line). */
