@@ -222,9 +222,9 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   coverage, or the leaf lies beyond the bisector of the candidate and
 #'   the open facility nearest to the leaf's center by three standard
 #'   deviations of its spread along the line joining them, with the
-#'   candidate outside the leaf; the first evaluations, while no client is covered, skip at
-#'   three times the threshold and count the skipped leaves' mass
-#'   estimates instead); and a round's later picks are
+#'   candidate outside the leaf; the first evaluations, while no client is
+#'   covered, skip at three times the threshold and count the skipped
+#'   leaves' mass estimates instead); and a round's later picks are
 #'   committed only while the earlier picks of the round can have lowered
 #'   their gains by at most `eps` of them. Such coarse gains can fall a few
 #'   percent short, so where one heap holds all candidates (`"nhpc"` up to

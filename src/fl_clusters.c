@@ -129,10 +129,10 @@ static int layout(fl_clusters *cl, const fl_problem *p, const int *assign)
 }
 
 /* Power iterations for the largest eigenvalue of a leaf's covariance:
- * from the farthest client's direction, 3 steps gave the same f(S) on the
- * 13 presets and in bench-lowdim.R as 8 and 30, for 0.1% fewer pairs
- * than 8 (leaves judged anisotropic by the lower estimate) and a third
- * of the time (8 took 1.5% to 3% of nhpc's time on "medium" and
+ * from the farthest client's direction, 3 steps gave the same f(S) as 8
+ * and 30 on the 13 presets and as 30 in bench-lowdim.R, for 0.1% to 0.9%
+ * fewer pairs than 8 (leaves judged isotropic by the lower estimate) and
+ * a third of the time (8 took 1.5% to 3% of nhpc's time on "medium" and
  * "large"). */
 #define FL_POWER_STEPS 3
 
@@ -243,18 +243,6 @@ static int int_order(const void *a, const void *b)
   return (u > v) - (u < v);
 }
 
-/* Column of owner j among the nown sorted ones. */
-static int owner_slot(const int *sorted, int nown, int j)
-{
-  int lo = 0, hi = nown - 1;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (sorted[mid] < j) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 void fl_clusters_own(fl_clusters *cl, const int *idx, int np)
 {
   const int K = cl->K, d = cl->d;
@@ -280,8 +268,11 @@ void fl_clusters_own(fl_clusters *cl, const int *idx, int np)
     const double *yp = cl->y + (size_t) sorted[s] * d;
     for (int t = 0; t < d; t++) cl->ownf[(size_t) t * K + s] = (float) (yp[t] - cl->org[t]);
   }
-  for (int k = 0; k < K; k++)
-    cl->oslot[k] = cl->own[k] >= 0 ? owner_slot(sorted, cl->nown, cl->own[k]) : 0;
+  for (int k = 0; k < K; k++) {
+    const int *at = cl->own[k] >= 0 ?
+      bsearch(&cl->own[k], sorted, (size_t) cl->nown, sizeof(int), int_order) : sorted;
+    cl->oslot[k] = (int) (at - sorted);
+  }
 }
 
 /* Run the post-selection work on every chunk (parallel over chunks). */

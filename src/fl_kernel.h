@@ -109,11 +109,11 @@ static inline double fl_offset_f(const double *restrict y, const double *restric
  * sweep over the coordinates. */
 void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double *out);
 /* Squared distances of y to cnt points stored by coordinate (coordinate t
- * of point i at cols[t * stride + i]) in single precision: k-means, the
- * matrix-free modes' cluster bounds and their gain evaluations with
- * eps > 0, which allow for its rounding (fl_clusters_reach).  Vectorised across the points; reads up to
- * FL_COLS_PAD - 1 floats past cols[(d - 1) * stride + cnt - 1], which the
- * caller's array must hold. */
+ * of point i at cols[t * stride + i]) in single precision: k-means, and
+ * the matrix-free modes' distances to the leaves' centers, whose bounds
+ * allow for its rounding (fl_clusters_reach), and to the leaves' owners.
+ * Vectorised across the points; reads up to FL_COLS_PAD - 1 floats past
+ * cols[(d - 1) * stride + cnt - 1], which the caller's array must hold. */
 #define FL_COLS_PAD 16
 void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
                       float *out);

@@ -80,12 +80,12 @@ FL_COLS_ATTR void sqdist_cols(const float *cols, int stride, int cnt,
 }
 
 /* The exponents e[q][j] = (xn_j + yn_q - 2 x_j.y_q) inv2s2 of Q candidates
- * y[q] and nv clients (1 or 2 vectors: Q nv independent sums of
- * products, one load of each coordinate's clients for all Q), e rows
- * FL_GAIN_BLOCK apart, negative ones (rounding) taken as 0.  Q and nv
- * are constants where it is inlined. */
+ * y[q] and the clients of nvec vectors (1 or 2: one load of each
+ * coordinate's clients for all Q), e rows FL_GAIN_BLOCK apart, negative
+ * ones (rounding) taken as 0.  Q and nvec are constants where it is
+ * inlined. */
 #if defined(__GNUC__)
-static inline FL_INLINE void dot_block(const float *c, int stride, int nv, int Q,
+static inline FL_INLINE void dot_block(const float *c, int stride, int nvec, int Q,
                                        const float *const *y, const float *yn,
                                        const float *xn, int d, float inv2s2, float *e)
 {
@@ -98,38 +98,38 @@ static inline FL_INLINE void dot_block(const float *c, int stride, int nv, int Q
   for (; t + 2 <= d; t += 2, c += 2 * (size_t) stride) {
 #pragma GCC unroll 2
     for (int p = 0; p < 2; p++) {
-      fl_fv x0 = loadv(c + p * stride), x1 = nv > 1 ? loadv(c + p * stride + FL_VF) : x0;
+      fl_fv x0 = loadv(c + p * stride), x1 = nvec > 1 ? loadv(c + p * stride + FL_VF) : x0;
 #pragma GCC unroll 4
       for (int q = 0; q < Q; q++) {
         float yt = y[q][t + p];
         a[q][0][p] += x0 * yt;
-        if (nv > 1) a[q][1][p] += x1 * yt;
+        if (nvec > 1) a[q][1][p] += x1 * yt;
       }
     }
   }
   if (t < d) {
-    fl_fv x0 = loadv(c), x1 = nv > 1 ? loadv(c + FL_VF) : x0;
+    fl_fv x0 = loadv(c), x1 = nvec > 1 ? loadv(c + FL_VF) : x0;
 #pragma GCC unroll 4
     for (int q = 0; q < Q; q++) {
       a[q][0][0] += x0 * y[q][t];
-      if (nv > 1) a[q][1][0] += x1 * y[q][t];
+      if (nvec > 1) a[q][1][0] += x1 * y[q][t];
     }
   }
 #pragma GCC unroll 4
   for (int q = 0; q < Q; q++)
 #pragma GCC unroll 2
-    for (int v = 0; v < nv; v++) {
+    for (int v = 0; v < nvec; v++) {
       fl_fv x = (loadv(xn + v * FL_VF) + yn[q] - 2.0f * (a[q][v][0] + a[q][v][1])) * inv2s2;
       storev(e + q * FL_GAIN_BLOCK + v * FL_VF, (fl_fv) ((fl_i32v) x & (x > 0.0f)));
     }
 }
 #else
-static inline FL_INLINE void dot_block(const float *c, int stride, int nv, int Q,
+static inline FL_INLINE void dot_block(const float *c, int stride, int nvec, int Q,
                                        const float *const *y, const float *yn,
                                        const float *xn, int d, float inv2s2, float *e)
 {
   for (int q = 0; q < Q; q++)
-    for (int j = 0; j < nv * FL_VF; j++) {
+    for (int j = 0; j < nvec * FL_VF; j++) {
       float dot = 0.0f;
       for (int t = 0; t < d; t++) dot += c[(size_t) t * stride + j] * y[q][t];
       float x = (xn[j] + yn[q] - 2.0f * dot) * inv2s2;

@@ -349,13 +349,11 @@ static int item_chunk(const fl_mf_heap *s, int q, int at, int end, int nchunks)
   return at < end ? s->item_ch[(size_t) q * nchunks + at] : INT_MAX;
 }
 
-/* The partial gains over chunk ch of the nq posted candidates at[], into
+/* The partial gains over chunk ch of nq posted candidates cand[], into
  * their items item[] (eval_share). */
-static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch, const int *at,
-                        const size_t *item, int nq, int all)
+static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch,
+                        const fl_cand *const *cand, const size_t *item, int nq, int all)
 {
-  const fl_cand *cand[FL_DOT_BATCH] = { NULL };
-  for (int t = 0; t < nq; t++) cand[t] = &s->cand[at[t]];
   double gain[FL_DOT_BATCH], slack[FL_DOT_BATCH];
   fl_clusters_chunk_gains(cl, ch, nq, cand, all, gain, slack);
   for (int t = 0; t < nq; t++) {
@@ -402,12 +400,13 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
   }
   double pairs = 0.0;
   for (int ch = lo; ch <= hi; ch++) {
-    int at[FL_DOT_BATCH], nq = 0, nvisit = 0;
+    const fl_cand *cand[FL_DOT_BATCH] = { NULL };
     size_t item[FL_DOT_BATCH];
+    int nq = 0, nvisit = 0;
     for (int q = bucket[ch]; q >= 0;) {
       int after = link[q];
       nvisit++;
-      at[nq] = q;
+      cand[nq] = &s->cand[q];
       item[nq++] = (size_t) q * nch + pos[q];
       int to = item_chunk(s, q, ++pos[q], end[q], nch);   /* a later chunk */
       if (to != INT_MAX) {
@@ -416,7 +415,7 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
         hi = to > hi ? to : hi;
       }
       if (nq == FL_DOT_BATCH || after < 0) {
-        chunk_share(cl, s, ch, at, item, nq, all);
+        chunk_share(cl, s, ch, cand, item, nq, all);
         nq = 0;
       }
       q = after;
