@@ -130,7 +130,7 @@ typedef struct {
 int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, int prune);
 void fl_clusters_free(fl_clusters *cl);
 /* Most leaf clusters the layout can have (K): the `clusters` top-level
- * k-means clusters are each split into leaves of about sqrt(n) clients. */
+ * k-means clusters are each split into leaves of about 0.35 sqrt(n) clients. */
 int fl_clusters_max_leaves(const fl_problem *p, const fl_control *c);
 /* Bytes fl_clusters_init allocates. */
 double fl_clusters_bytes(const fl_problem *p, const fl_control *c);
