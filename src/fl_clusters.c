@@ -25,6 +25,23 @@
 #define FL_F32_EPS 1.1920928955078125e-07
 #define FL_SQRT_HALF_PI 1.2533141373155003
 #define FL_INV_SQRT_2PI 0.3989422804014327
+/* The distances to the centers are computed in single precision as
+ * |A|^2 + |B|^2 - 2 A.B, A = center - org and B = yc - org, four
+ * candidates at a time, at a quarter of the cost of the differences, one
+ * candidate at a time: every evaluation needs all K of them, more than
+ * the clients it visits.  As for the clients (rounding_allowance()), the
+ * true squared distance of the rounded A' and B' is at least the computed
+ * one less delta = (d + 5) u (|A| + |B|)^2, u = 2^-24, so their distance
+ * is at least the square root of the computed one less sqrt(delta); that
+ * square root is within u of the computed one relatively, and the rounding
+ * of A and B moves the distance by at most u (|A| + |B|).  So the
+ * distance is at least the computed one times 1 - u, less FL_DOT_LIFT(d)
+ * (|A| + |B|); the radii hold the |A| part, the lift of plan() and
+ * fl_clusters_reach() the |B| part, and FL_REACH_SHRINK, 1 - 2 u, the
+ * factor. */
+#define FL_DOT_LIFT(d) ((sqrt(((d) + 5.0) * 0.5 * FL_F32_EPS) + 0.5 * FL_F32_EPS) * \
+                        (1.0 + FL_RAD_SLACK))
+#define FL_REACH_SHRINK (1.0 - FL_F32_EPS)
 /* Caps and floors that keep drop_estimated()'s arithmetic finite. */
 #define FL_Z_MAX 1e6
 #define FL_TINY_DIST 1e-30
@@ -76,7 +93,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
     + 16.0 * (n + FL_COLS_PAD) + 20.0 * n     /* ws, cover; k-means scratch, bounds */
     + 136.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 80.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
-    + 4.0 * K * d + 8.0 * d + 4.0 * c->threads * (d + 7.0 * K + 32) + 12.0 * c->threads * (K + 16)
+    + 4.0 * K * d + 8.0 * d + 4.0 * (K + FL_COLS_PAD) + 4.0 * c->threads * (d + 7.0 * K + 48) + 12.0 * c->threads * (K + 16)
     + 4.0 * K * d + 44.0 * K   /* the owners */
     + nchunks * (16.0 + 32.0)
     + 8.0 * c->threads * (FL_CHUNK * (d + 2) + 16);
@@ -87,7 +104,7 @@ void fl_clusters_free(fl_clusters *cl)
   free(cl->xs); free(cl->xf); free(cl->xn); free(cl->ws); free(cl->cover);
   free(cl->top); free(cl->kbase);
   free(cl->mu); free(cl->rad); free(cl->span); free(cl->first);
-  free(cl->org); free(cl->muf); free(cl->yf); free(cl->bounds); free(cl->listed);
+  free(cl->org); free(cl->muf); free(cl->mun); free(cl->yf); free(cl->bounds); free(cl->listed);
   free(cl->rms2); free(cl->lnw); free(cl->lnw_all); free(cl->lnmin); free(cl->reach2);
   free(cl->own); free(cl->side2); free(cl->own2); free(cl->oslot); free(cl->ownf);
   free(cl->chunk); free(cl->csum); free(cl->wact); free(cl->scratch);
@@ -208,20 +225,23 @@ static void bisector_spreads(fl_clusters *cl)
   }
 }
 
-/* The centers for fl_clusters_reach(), each radius enlarged by the
- * rounding allowance of its center there, and the spans. */
+/* The centers for fl_clusters_distances(), with their squared norms
+ * (rounded once), each radius enlarged by the rounding allowance of its
+ * center there, and the spans. */
 static void single_precision_centers(fl_clusters *cl)
 {
   const int K = cl->K, d = cl->d;
   fl_centers_cols_f(cl->mu, K, d, cl->org, cl->muf);
   for (int k = 0; k < K; k++) {
-    double norm2 = 0.0;
+    double norm2 = 0.0, norm2f = 0.0;
     for (int t = 0; t < d; t++) {
-      double a = cl->mu[(size_t) k * d + t] - cl->org[t];
+      double a = cl->mu[(size_t) k * d + t] - cl->org[t], af = cl->muf[(size_t) t * K + k];
       norm2 += a * a;
+      norm2f += af * af;
     }
+    cl->mun[k] = (float) norm2f;
     double center = sqrt(norm2) * (1.0 + FL_RAD_SLACK);
-    cl->rad[k] += FL_F32_EPS * center;
+    cl->rad[k] += FL_DOT_LIFT(d) * center;
     cl->span[k] = center + cl->rad[k];
   }
 }
@@ -442,12 +462,14 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->wact = malloc(6 * K * sizeof(double));
   cl->org = malloc(d * sizeof(double));
   cl->muf = calloc(K * d + FL_COLS_PAD, sizeof(float));   /* padded */
+  cl->mun = calloc(K + FL_COLS_PAD, sizeof(float));   /* padded */
   cl->own = malloc(2 * K * sizeof(int));   /* and, after it, their sorted copy */
   cl->own2 = malloc(K * sizeof(double));
   cl->side2 = malloc(3 * K * sizeof(double));   /* and side, iside after it */
   cl->oslot = calloc(K, sizeof(int));
   cl->ownf = calloc(K * d + FL_COLS_PAD, sizeof(float));   /* padded */
-  cl->yf_stride = fl_thread_stride(d + 7 * K, sizeof(float));
+  cl->krow = (int) ((K + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD);
+  cl->yf_stride = fl_thread_stride(d + cl->krow + 6 * K, sizeof(float));
   cl->yf = malloc(c->threads * cl->yf_stride * sizeof(float));
   cl->bounds = malloc(c->threads * fl_thread_stride(K, sizeof(double)) * sizeof(double));
   cl->listed = malloc(c->threads * fl_thread_stride(K, sizeof(int)) * sizeof(int));
@@ -467,7 +489,7 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   if (cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase &&
       cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all && cl->lnmin &&
       cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->ownf && cl->first && cl->wact &&
-      cl->org && cl->muf && cl->yf && cl->bounds && cl->listed && cl->scratch && assign &&
+      cl->org && cl->muf && cl->mun && cl->yf && cl->bounds && cl->listed && cl->scratch && assign &&
       build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
     bisector_spreads(cl);
     single_precision_centers(cl);
@@ -507,39 +529,47 @@ static void sqrtf_in_place(float *v, int n)
   for (; i < n; i++) v[i] = sqrtf(v[i]);
 }
 
-/* The distances to the centers are computed in single precision, at half
- * the cost of double: every evaluation needs all K of them, about as many
- * as the clients it visits.  With A = center - org and B = yc - org, the
- * rounding of A and B to single precision moves the distance by at most
- * FL_F32_EPS (|A| + |B|) / 2; the squares and their sum then change the
- * squared distance by a factor within 1 -+ (d + 2) FL_F32_EPS / 2, and its
- * square root in single precision moves the distance by another factor
- * within 1 -+ FL_F32_EPS / 2.  So the distance is at least the computed
- * one times 1 - (d + 5) FL_F32_EPS, less FL_F32_EPS (|A| + |B|), at least
- * twice the allowance each term needs; the radii hold the |A| part.
- * center_distances() puts them in the thread's df and returns the |B|
- * part, lift; FL_REACH_SHRINK is the factor. */
-#define FL_REACH_SHRINK(d) (1.0 - ((d) + 5.0) * FL_F32_EPS)
 
-static double center_distances(const fl_clusters *cl, const double *yc, float **df)
+void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *cand,
+                           float *df)
 {
-  float *yf = cl->yf + (size_t) fl_thread_id() * cl->yf_stride;
-  *df = yf + cl->d;
-  double nb2 = fl_offset_f(yc, cl->org, cl->d, yf);
-  fl_sqdist_cols_f(cl->muf, cl->K, cl->K, yf, cl->d, *df);
-  sqrtf_in_place(*df, cl->K);
-  return FL_F32_EPS * sqrt(nb2) * (1.0 + FL_RAD_SLACK);
+  const float *y[FL_DOT_BATCH];
+  float yn[FL_DOT_BATCH];
+  for (int q = 0; q < nq; q++) {
+    y[q] = cand[q]->yo;
+    yn[q] = cand[q]->yn2;
+  }
+  fl_sqdist_dot_f(cl->muf, cl->K, cl->K, nq, y, yn, cl->mun, cl->d, df, (size_t) cl->krow);
+  sqrtf_in_place(df, nq * cl->krow);
 }
 
-/* After center_distances(): the squared distances of the same candidate
- * to the owners (single precision, estimates only), in the K floats after
- * the centers' (column 0 is 0 while there is no owner: unowned leaves
- * have own2 = HUGE_VAL), then the distances and their inverses. */
-static const float *owner_distances(const fl_clusters *cl, float *df)
+/* The thread's scratch for the plan (6 K floats, see owner_distances and
+ * drop_estimated). */
+static float *plan_scratch(const fl_clusters *cl)
 {
-  float *cp2 = df + cl->K, *cp = cp2 + cl->K, *icp = cp + cl->K;
+  return cl->yf + (size_t) fl_thread_id() * cl->yf_stride + cl->d + cl->krow;
+}
+
+/* The distances of yc to the centers in the thread's scratch, and *cand
+ * for it, its offset there too. */
+static float *own_distances(const fl_clusters *cl, const double *yc, fl_cand *cand)
+{
+  float *yo = cl->yf + (size_t) fl_thread_id() * cl->yf_stride, *df = yo + cl->d;
+  const fl_cand *one = cand;
+  fl_clusters_offset(cl, yc, yo, cand);
+  fl_clusters_distances(cl, 1, &one, df);
+  return df;
+}
+
+/* The squared distances of a candidate to the owners (single precision,
+ * estimates only), into the first K floats of the plan's scratch ps
+ * (column 0 is 0 while there is no owner: unowned leaves have own2 =
+ * HUGE_VAL), then the distances and their inverses. */
+static const float *owner_distances(const fl_clusters *cl, const fl_cand *cand, float *ps)
+{
+  float *cp2 = ps, *cp = cp2 + cl->K, *icp = cp + cl->K;
   cp2[0] = 0.0f;
-  fl_sqdist_cols_f(cl->ownf, cl->K, cl->nown, df - cl->d, cl->d, cp2);
+  fl_sqdist_cols_f(cl->ownf, cl->K, cl->nown, cand->yo, cl->d, cp2);
   int n = cl->nown > 0 ? cl->nown : 1;
   memcpy(cp, cp2, (size_t) n * sizeof(float));
   sqrtf_in_place(cp, n);
@@ -559,8 +589,9 @@ static inline double ball_reach(double dist, double rad, double shrink, double l
 FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw,
                                  double *dist)
 {
-  float *df;
-  const double lift = center_distances(cl, yc, &df), shrink = FL_REACH_SHRINK(cl->d);
+  fl_cand cand;
+  const float *df = own_distances(cl, yc, &cand);
+  const double lift = FL_DOT_LIFT(cl->d) * cand.ynorm, shrink = FL_REACH_SHRINK;
   const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, *rad = cl->rad;
   FL_SIMD
   for (int k = 0; k < cl->K; k++) {
@@ -593,17 +624,18 @@ static inline double skipped_mass(const fl_clusters *cl, float *df, const int *e
  * would visit with yc outside their ball and not nearer to their center
  * than the owner: drops those whose estimate is below exp(lng) from eval
  * and returns the sum of their bounds bk.  df: yc's distances to the
- * centers, followed by those to the owners, squared and plain, and their
- * inverses, and room for 3 K floats.  Only the leaves listed are estimated:
+ * centers; ps: the plan's scratch, its distances to the owners from
+ * owner_distances() and room for 3 K floats.  Only the leaves listed are estimated:
  * at n = 30000, a coarse evaluation visits 2% ("large") to 14%
  * ("medium_cluster") of them, and an estimate of every leaf in the plan's
  * loop took nhpc 18% longer on "large". */
-static inline FL_INLINE double drop_estimated(const fl_clusters *cl, float *df, double lng,
-                                             int *eval, const double *bk)
+static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float *df,
+                                             float *ps, double lng, int *eval,
+                                             const double *bk)
 {
   const int K = cl->K;
-  const float *cp = df + 2 * K, *icp = cp + K;
-  float *ex = df + 4 * K, *qn = ex + K, *qd = qn + K;
+  const float *cp = ps + K, *icp = cp + K;
+  float *ex = ps + 3 * K, *qn = ex + K, *qd = qn + K;
   int *idx = cl->listed + (size_t) fl_thread_id() * fl_thread_stride(K, sizeof(int)), n = 0;
   for (int k = 0; k < K; k += 4) {
     uint64_t word[2];   /* most leaves are not visited: four flags at a time */
@@ -649,11 +681,11 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, float *df, 
  * it vectorises (as two loops, a vectorised reach then a scalar plan, they
  * took 19% of nhpc's time at n = 30000); then the gain estimates of the
  * leaves it would visit. */
-static inline FL_INLINE double plan(const fl_clusters *cl, const double *yc, double thresh,
-                                    int all, int cold, int *eval, double *skipped)
+static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, float *df,
+                                    double thresh, int all, int cold, int *eval,
+                                    double *skipped)
 {
-  float *df;
-  const double lift = center_distances(cl, yc, &df), shrink = FL_REACH_SHRINK(cl->d);
+  const double lift = FL_DOT_LIFT(cl->d) * cand->ynorm, shrink = FL_REACH_SHRINK;
   const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, inv2s2 = cl->inv2s2;
   const double lnt = thresh > 0 ? log(FL_EST_FRACTION * thresh) : 0.0;
   /* pruned clients are visited with the others (all), or bounded apart */
@@ -663,7 +695,8 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const double *yc, dou
   const double *lnmin = all ? cl->lnmin_all : cl->lnmin, *reach2 = cl->reach2;
   /* a double, as thresh: an int flag in the loop kept GCC from vectorising it */
   const double skip_cold = cold && thresh > 0 ? 1.0 : 0.0;
-  const float *cp2 = skip_cold > 0 ? owner_distances(cl, df) : df;
+  float *ps = plan_scratch(cl);
+  const float *cp2 = skip_cold > 0 ? owner_distances(cl, cand, ps) : df;
   const double *own2 = cl->own2, *side2 = cl->side2;
   double *bk = cl->bounds + (size_t) fl_thread_id() * fl_thread_stride(cl->K, sizeof(double));
   const int *oslot = cl->oslot;
@@ -685,15 +718,16 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const double *yc, dou
     bk[k] = b;
     left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);
   }
-  if (skip_cold > 0) left += drop_estimated(cl, df, log(FL_GAIN_FRACTION * thresh), eval, bk);
+  if (skip_cold > 0) left += drop_estimated(cl, df, ps, log(FL_GAIN_FRACTION * thresh), eval, bk);
   if (skipped) *skipped = skipped_mass(cl, df, eval, w);
   return left;
 }
 
-static FL_CLONES double plan_narrow(const fl_clusters *cl, const double *yc, double thresh,
-                                    int all, int cold, int *eval, double *skipped)
+static FL_CLONES double plan_narrow(const fl_clusters *cl, const fl_cand *cand, float *df,
+                                    double thresh, int all, int cold, int *eval,
+                                    double *skipped)
 {
-  return plan(cl, yc, thresh, all, cold, eval, skipped);
+  return plan(cl, cand, df, thresh, all, cold, eval, skipped);
 }
 
 #if FL_WIDE
@@ -704,20 +738,21 @@ static FL_CLONES double plan_narrow(const fl_clusters *cl, const double *yc, dou
  * plan over those of the gain kernel, whose work is the same; five
  * presets at n = 12000 and 30000, two runs each), and all of nhpc 6% to
  * 8% less on "large" (n = 30000), -5% to +1% on the others. */
-static FL_WIDE_TARGET double plan_wide(const fl_clusters *cl, const double *yc, double thresh,
-                                       int all, int cold, int *eval, double *skipped)
+static FL_WIDE_TARGET double plan_wide(const fl_clusters *cl, const fl_cand *cand, float *df,
+                                       double thresh, int all, int cold, int *eval,
+                                       double *skipped)
 {
-  return plan(cl, yc, thresh, all, cold, eval, skipped);
+  return plan(cl, cand, df, thresh, all, cold, eval, skipped);
 }
 #endif
 
-double fl_clusters_plan(const fl_clusters *cl, const double *yc, double thresh, int all,
-                        int cold, int *eval, double *skipped)
+double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
+                        int all, int cold, int *eval, double *skipped)
 {
 #if FL_WIDE
-  if (fl_wide_vectors()) return plan_wide(cl, yc, thresh, all, cold, eval, skipped);
+  if (fl_wide_vectors()) return plan_wide(cl, cand, df, thresh, all, cold, eval, skipped);
 #endif
-  return plan_narrow(cl, yc, thresh, all, cold, eval, skipped);
+  return plan_narrow(cl, cand, df, thresh, all, cold, eval, skipped);
 }
 
 void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
@@ -726,8 +761,8 @@ void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
 #pragma omp parallel for num_threads(cl->threads) schedule(static)
 #endif
   for (int L = 0; L < cl->K; L++) {
-    float *df;
-    center_distances(cl, cl->mu + (size_t) L * cl->d, &df);
+    fl_cand cand;
+    const float *df = own_distances(cl, cl->mu + (size_t) L * cl->d, &cand);
     double mass = 0.0;
     for (int k = 0; k < cl->K; k++) {
       double dist = df[k];

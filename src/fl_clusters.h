@@ -92,11 +92,13 @@ typedef struct {
   double *span;            /* K: bound on |client - org| over each leaf's clients */
   double *org;             /* d: the mean of the centers */
   float *muf;              /* d x K: centers - org in single precision, by coordinate */
-  float *yf;               /* per thread, yf_stride: a candidate - org (or - a leaf's
-                            * center) in single precision (d), its distances to the
-                            * centers (K), its squared and plain distances to the
-                            * owners and their inverses (K each), and the gain
-                            * estimates' terms (3 K) */
+  float *mun;              /* K: their squared norms, rounded once */
+  int krow;                /* K rounded up to a multiple of FL_COLS_PAD */
+  float *yf;               /* per thread, yf_stride: a point - org in single
+                            * precision (d) and its distances to the centers (krow),
+                            * then the plan's scratch: a candidate's squared and plain
+                            * distances to the owners and their inverses (K each),
+                            * and the gain estimates' terms (3 K) */
   size_t yf_stride;
   double *bounds;          /* per thread: the plan's bounds (K) */
   int *listed;             /* per thread: the leaves whose gain it estimates (K) */
@@ -153,7 +155,36 @@ void fl_clusters_leaf_mass(const fl_clusters *cl, double *est);
  * feeds estimates).  Call from at most one thread per thread id. */
 void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, double *dist);
 
-/* Decide which clusters a gain evaluation of candidate yc visits: eval[k] =
+/* A candidate as fl_clusters_distances, fl_clusters_plan and
+ * fl_clusters_chunk_gains take it. */
+typedef struct {
+  const double *yc;   /* its row of y */
+  const float *yo;    /* yc - org in single precision (d floats) */
+  float yn2;          /* |yo|^2, rounded once */
+  double ynorm;       /* |yc - org| */
+} fl_cand;
+
+/* Most candidates fl_clusters_chunk_gains takes at once: the kernel
+ * (fl_gain_dot_f) computes the squared distances as |x|^2 + |y|^2 - 2 x.y,
+ * one multiply-add per coordinate, for four candidates from one load of
+ * each coordinate of the clients.  Against the difference form, one
+ * candidate at a time, four candidates over 64, 43 and 27 clients in L1
+ * (d = 32, AVX-512 Xeon, best of 5): 1.5, 1.6 and 2.0 instead of 2.3, 2.4
+ * and 3.0 ns a pair with 16-float vectors, 1.8, 2.2 and 2.7 instead of
+ * 3.0, 3.3 and 3.4 with AVX2.  After the first round 3.9 candidates share
+ * a chunk on average ("medium_cluster", n = 12000). */
+#define FL_DOT_BATCH 4
+
+/* Fill *cand for candidate yc, its offset into yo (d floats). */
+void fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo, fl_cand *cand);
+/* The distances in single precision of nq <= FL_DOT_BATCH candidates to
+ * the leaves' centers, into df + q krow (krow floats each), as
+ * fl_clusters_plan takes them. */
+void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *cand,
+                           float *df);
+/* Decide which clusters a gain evaluation of candidate cand visits, from
+ * its distances df to the centers (fl_clusters_distances, overwritten):
+ * eval[k] =
  * 1 for clusters whose bound on the gain (from the reach of
  * fl_clusters_reach) is positive and either at least thresh or, by the
  * estimate W exp(-(dist^2 + rms2) / 2 sigma^2) of their similarity mass (a
@@ -183,30 +214,9 @@ void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, doub
  * evaluation).  With skipped (non-NULL), *skipped receives the mass
  * estimate of the clusters skipped: what they would add to a gain when no
  * client is covered.  Call from at most one thread per thread id. */
-double fl_clusters_plan(const fl_clusters *cl, const double *yc, double thresh, int all,
-                        int cold, int *eval, double *skipped);
+double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
+                        int all, int cold, int *eval, double *skipped);
 
-/* A candidate as fl_clusters_chunk_gains takes it. */
-typedef struct {
-  const double *yc;   /* its row of y */
-  const float *yo;    /* yc - org in single precision (d floats) */
-  float yn2;          /* |yo|^2, rounded once */
-  double ynorm;       /* |yc - org| */
-} fl_cand;
-
-/* Most candidates fl_clusters_chunk_gains takes at once: the kernel
- * (fl_gain_dot_f) computes the squared distances as |x|^2 + |y|^2 - 2 x.y,
- * one multiply-add per coordinate, for four candidates from one load of
- * each coordinate of the clients.  Against the difference form, one
- * candidate at a time, four candidates over 64, 43 and 27 clients in L1
- * (d = 32, AVX-512 Xeon, best of 5): 1.5, 1.6 and 2.0 instead of 2.3, 2.4
- * and 3.0 ns a pair with 16-float vectors, 1.8, 2.2 and 2.7 instead of
- * 3.0, 3.3 and 3.4 with AVX2.  After the first round 3.9 candidates share
- * a chunk on average ("medium_cluster", n = 12000). */
-#define FL_DOT_BATCH 4
-
-/* Fill *cand for candidate yc, its offset into yo (d floats). */
-void fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo, fl_cand *cand);
 /* Partial gains gain[q] of nq <= FL_DOT_BATCH candidates over the active
  * clients of chunk ch (all clients when all != 0): in single precision,
  * as dot products, when cl->xf is set, each with slack[q], what the

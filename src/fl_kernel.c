@@ -189,6 +189,18 @@ void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *restr
   sqdist_cols_narrow(cols, stride, cnt, y, d, out);
 }
 
+void fl_sqdist_dot_f(const float *cols, int stride, int cnt, int nq, const float *const *y,
+                     const float *yn, const float *xn, int d, float *out, size_t orow)
+{
+#if FL_WIDE
+  if (fl_wide_vectors()) {
+    sqdist_dot_wide(cols, stride, cnt, nq, y, yn, xn, d, out, orow);
+    return;
+  }
+#endif
+  sqdist_dot_narrow(cols, stride, cnt, nq, y, yn, xn, d, out, orow);
+}
+
 void fl_gain_dot_f(const float *cols, int stride, int cnt, int nq, const float *const *y,
                    const float *yn, const float *xn, int d, float inv2s2, const double *w,
                    const double *cover, double *gain, double *mass)

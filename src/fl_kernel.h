@@ -138,6 +138,14 @@ void fl_expf_neg_array(float *v, int n);
 void fl_gain_dot_f(const float *cols, int stride, int cnt, int nq, const float *const *y,
                    const float *yn, const float *xn, int d, float inv2s2, const double *w,
                    const double *cover, double *gain, double *mass);
+/* The squared distances xn_j + yn_q - 2 x_j.y_q (negative ones 0) of nq
+ * <= 4 points y[q] (d floats, norms yn) to cnt points stored as for
+ * fl_gain_dot_f (norms xn), into out + q orow, computed in single
+ * precision as there: the matrix-free modes' distances to the leaves'
+ * centers.  Writes (and reads xn up to) the next multiple of FL_COLS_PAD
+ * past cnt. */
+void fl_sqdist_dot_f(const float *cols, int stride, int cnt, int nq, const float *const *y,
+                     const float *yn, const float *xn, int d, float *out, size_t orow);
 /* Index of the row nearest to y (the lowest on ties), its squared distance
  * into *best_d2 unless NULL: k-means and the balls' assignments. */
 int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *best_d2);

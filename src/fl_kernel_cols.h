@@ -12,6 +12,8 @@
 #define sqdist_pad FL_COLS_FN(sqdist_pad)
 #define sqdist_cols FL_COLS_FN(sqdist_cols)
 #define dot_block FL_COLS_FN(dot_block)
+#define sqdist_dot FL_COLS_FN(sqdist_dot)
+#define sqdist_rows_of FL_COLS_FN(sqdist_rows_of)
 #define gain_sums FL_COLS_FN(gain_sums)
 #define lane_sum FL_COLS_FN(lane_sum)
 #define gain_block FL_COLS_FN(gain_block)
@@ -81,13 +83,14 @@ FL_COLS_ATTR void sqdist_cols(const float *cols, int stride, int cnt,
 
 /* The exponents e[q][j] = (xn_j + yn_q - 2 x_j.y_q) inv2s2 of Q candidates
  * y[q] and the clients of nvec vectors (1 or 2: one load of each
- * coordinate's clients for all Q), e rows FL_GAIN_BLOCK apart, negative
- * ones (rounding) taken as 0.  Q and nvec are constants where it is
+ * coordinate's clients for all Q), e rows erow apart, negative ones
+ * (rounding) taken as 0.  Q, nvec and erow are constants where it is
  * inlined. */
 #if defined(__GNUC__)
 static inline FL_INLINE void dot_block(const float *c, int stride, int nvec, int Q,
                                        const float *const *y, const float *yn,
-                                       const float *xn, int d, float inv2s2, float *e)
+                                       const float *xn, int d, float inv2s2, float *e,
+                                       size_t erow)
 {
   /* unrolled, so the sums stay in registers; even and odd coordinates
    * apart, so that one candidate alone has four chains of sums */
@@ -120,20 +123,21 @@ static inline FL_INLINE void dot_block(const float *c, int stride, int nvec, int
 #pragma GCC unroll 2
     for (int v = 0; v < nvec; v++) {
       fl_fv x = (loadv(xn + v * FL_VF) + yn[q] - 2.0f * (a[q][v][0] + a[q][v][1])) * inv2s2;
-      storev(e + q * FL_GAIN_BLOCK + v * FL_VF, (fl_fv) ((fl_i32v) x & (x > 0.0f)));
+      storev(e + q * erow + v * FL_VF, (fl_fv) ((fl_i32v) x & (x > 0.0f)));
     }
 }
 #else
 static inline FL_INLINE void dot_block(const float *c, int stride, int nvec, int Q,
                                        const float *const *y, const float *yn,
-                                       const float *xn, int d, float inv2s2, float *e)
+                                       const float *xn, int d, float inv2s2, float *e,
+                                       size_t erow)
 {
   for (int q = 0; q < Q; q++)
     for (int j = 0; j < nvec * FL_VF; j++) {
       float dot = 0.0f;
       for (int t = 0; t < d; t++) dot += c[(size_t) t * stride + j] * y[q][t];
       float x = (xn[j] + yn[q] - 2.0f * dot) * inv2s2;
-      e[q * FL_GAIN_BLOCK + j] = x > 0.0f ? x : 0.0f;
+      e[q * erow + j] = x > 0.0f ? x : 0.0f;
     }
 }
 #endif
@@ -203,8 +207,9 @@ static inline FL_INLINE void gain_block(const float *cols, int stride, int nb, i
    * time with chunks of 27 or 43 clients */
   int nv = (nb + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD, j = 0;
   for (; j + 2 * FL_VF <= nv; j += 2 * FL_VF)
-    dot_block(cols + j, stride, 2, Q, y, yn, xn + j, d, inv2s2, e + j);
-  for (; j < nv; j += FL_VF) dot_block(cols + j, stride, 1, Q, y, yn, xn + j, d, inv2s2, e + j);
+    dot_block(cols + j, stride, 2, Q, y, yn, xn + j, d, inv2s2, e + j, FL_GAIN_BLOCK);
+  for (; j < nv; j += FL_VF)
+    dot_block(cols + j, stride, 1, Q, y, yn, xn + j, d, inv2s2, e + j, FL_GAIN_BLOCK);
   for (int q = 0; q < Q; q++) {
     const float *x = e + q * FL_GAIN_BLOCK;
     float s[FL_GAIN_BLOCK];
@@ -253,6 +258,31 @@ FL_COLS_ATTR void gain_dot(const float *cols, int stride, int cnt, int nq,
   }
 }
 
+/* Q points over all cnt columns, two vectors at a time, then one. */
+static inline FL_INLINE void sqdist_rows_of(const float *cols, int stride, int cnt, int Q,
+                                            const float *const *y, const float *yn,
+                                            const float *xn, int d, float *out, size_t orow)
+{
+  int nv = (cnt + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD, j = 0;
+  for (; j + 2 * FL_VF <= nv; j += 2 * FL_VF)
+    dot_block(cols + j, stride, 2, Q, y, yn, xn + j, d, 1.0f, out + j, orow);
+  for (; j < nv; j += FL_VF)
+    dot_block(cols + j, stride, 1, Q, y, yn, xn + j, d, 1.0f, out + j, orow);
+}
+
+FL_COLS_ATTR void sqdist_dot(const float *cols, int stride, int cnt, int nq,
+                             const float *const *y, const float *yn, const float *xn, int d,
+                             float *out, size_t orow)
+{
+  int q = 0;
+  for (; q + 4 <= nq; q += 4)
+    sqdist_rows_of(cols, stride, cnt, 4, y + q, yn + q, xn, d, out + q * orow, orow);
+  for (; q + 2 <= nq; q += 2)
+    sqdist_rows_of(cols, stride, cnt, 2, y + q, yn + q, xn, d, out + q * orow, orow);
+  for (; q < nq; q++)
+    sqdist_rows_of(cols, stride, cnt, 1, y + q, yn + q, xn, d, out + q * orow, orow);
+}
+
 #undef loadv
 #undef storev
 #undef FL_NV
@@ -265,6 +295,8 @@ FL_COLS_ATTR void gain_dot(const float *cols, int stride, int cnt, int nq,
 #undef sqdist_pad
 #undef sqdist_cols
 #undef dot_block
+#undef sqdist_dot
+#undef sqdist_rows_of
 #undef gain_sums
 #undef lane_sum
 #undef gain_block

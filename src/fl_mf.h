@@ -74,6 +74,8 @@ typedef struct {
   int qmax;              /* most candidates evaluated together */
   int *tpos;             /* per thread, 3 qmax + nchunks: eval_share's cursors and
                           * buckets */
+  float *tdf;            /* per thread: FL_DOT_BATCH candidates' distances to the
+                          * centers (plan_batch) */
 } fl_mf;
 
 /* Per-thread counters sit FL_MF_PAD doubles apart (own cache line). */

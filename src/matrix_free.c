@@ -25,6 +25,7 @@
 #include "fl_mf.h"
 #include "fl_state.h"
 #include "fl_omp.h"
+#include "fl_kernel.h"
 
 /* Largest batch whose floor batch_floor() finds (larger: no floor). */
 #define FL_MAX_FLOOR 256
@@ -156,6 +157,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
     + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 12.0 * (post_cap(c) + FL_TEAM_BATCH)
+                    + 4.0 * FL_DOT_BATCH * (K + FL_COLS_PAD) + 64.0
                     + 4.0 * nchunks
                     + 4.0 * fl_thread_stride(1, sizeof(int)));
 }
@@ -198,7 +200,7 @@ static void mf_free(fl_mf *r)
   free(r->settle_round); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->ypick);
   free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount);
-  free(r->teval); free(r->tpos); free(r->taken);
+  free(r->teval); free(r->tpos); free(r->tdf); free(r->taken);
   fl_clusters_free(&r->cl);
 }
 
@@ -207,6 +209,12 @@ static void mf_free(fl_mf *r)
 static size_t tpos_size(const fl_mf *r)
 {
   return 3 * (size_t) r->qmax + (size_t) (r->cl.nchunks > 0 ? r->cl.nchunks : 1);
+}
+
+/* Floats of each thread's distances to the centers (plan_batch). */
+static size_t tdf_size(const fl_mf *r)
+{
+  return fl_thread_stride((size_t) FL_DOT_BATCH * r->cl.krow, sizeof(float));
 }
 
 static int mf_alloc(fl_mf *r)
@@ -237,12 +245,13 @@ static int mf_alloc(fl_mf *r)
   r->taken = malloc(T * fl_thread_stride(1, sizeof(int)) * sizeof(int));
   r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(tpos_size(r), sizeof(int)) * sizeof(int));
+  r->tdf = malloc(T * tdf_size(r) * sizeof(float));
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
       !r->from || !r->pick || !r->ypick ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
-      !r->teval || !r->tpos || !r->taken)
+      !r->teval || !r->tpos || !r->tdf || !r->taken)
     return FL_ERR_NOMEM;
   for (size_t t = 0; t < T; t++) {   /* eval_share's buckets, empty */
     int *bucket = r->tpos + t * fl_thread_stride(tpos_size(r), sizeof(int)) + 3 * r->qmax;
@@ -284,19 +293,18 @@ static int chunk_pairs(const fl_chunk *c, int all)
   return all ? c->hi - c->lo : c->nact;
 }
 
-/* Plan posted candidate q with thread tid's scratch: the bound on what it
- * skips, and its work items, the chunks of the clusters the plan visits in
- * chunk order, with the client visits before each. */
-static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
+/* Plan posted candidate q, its distances to the centers df, with thread
+ * tid's scratch: the bound on what it skips, and its work items, the
+ * chunks of the clusters the plan visits in chunk order, with the client
+ * visits before each. */
+static void plan_one(fl_mf *r, fl_mf_heap *s, int q, float *df, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
   int *eval = r->teval + tid * fl_thread_stride(cl->K + 4, sizeof(int));
   int fine = s->fine[q];
-  const double *yc = cl->y + (size_t) s->pending[q].idx * cl->d;
   s->guess[q] = 0.0;
-  s->left[q] = fl_clusters_plan(cl, yc, fine ? 0.0 : r->thresh, all, !fine && !all, eval,
-                                r->guess ? &s->guess[q] : NULL);
-  fl_clusters_offset(cl, yc, s->yo + (size_t) q * cl->d, &s->cand[q]);
+  s->left[q] = fl_clusters_plan(cl, &s->cand[q], df, fine ? 0.0 : r->thresh, all,
+                                !fine && !all, eval, r->guess ? &s->guess[q] : NULL);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
   for (int k = 0; k < cl->K; k += 4) {
@@ -317,6 +325,23 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, int all, int tid)
   }
   cum[n] = visits;
   s->nitems[q] = n;
+}
+
+/* Plan posted candidates q0, q0 + M, ... (up to FL_DOT_BATCH of them),
+ * their distances to the centers computed together. */
+static void plan_batch(fl_mf *r, fl_mf_heap *s, int q0, int M, int all, int tid)
+{
+  const fl_clusters *cl = &r->cl;
+  const fl_cand *cand[FL_DOT_BATCH];
+  float *df = r->tdf + (size_t) tid * tdf_size(r);
+  int nq = 0;
+  for (int q = q0; q < s->npend && nq < FL_DOT_BATCH; q += M) {
+    fl_clusters_offset(cl, cl->y + (size_t) s->pending[q].idx * cl->d, s->yo + (size_t) q * cl->d,
+                       &s->cand[q]);
+    cand[nq++] = &s->cand[q];
+  }
+  fl_clusters_distances(cl, nq, cand, df);
+  for (int t = 0; t < nq; t++) plan_one(r, s, q0 + t * M, df + (size_t) t * cl->krow, all, tid);
 }
 
 /* Candidate q's first item in lane `lane`'s share of M (nitems for lane
@@ -379,7 +404,7 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
 {
   const fl_clusters *cl = &r->cl;
   const int np = s->npend, nch = cl->nchunks;
-  for (int q = lane; q < np; q += M) plan_one(r, s, q, all, tid);
+  for (int q0 = lane; q0 < np; q0 += FL_DOT_BATCH * M) plan_batch(r, s, q0, M, all, tid);
   if (bar) fl_barrier_wait(bar, M);   /* plans written */
   int *pos = r->tpos + tid * fl_thread_stride(tpos_size(r), sizeof(int));
   int *end = pos + r->qmax, *link = end + r->qmax, *bucket = link + r->qmax;
