@@ -26,7 +26,7 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #'     thread with a private heap each; the best of the heap tops wins.}
 #'   \item{`"hc"`}{Hierarchical CELF without W: the clients are clustered
 #'     by a two-level k-means (`clusters` clusters, each split into leaves of
-#'     about \eqn{\sqrt{n}/4}{sqrt(n)/4} clients); each leaf's ball bounds a
+#'     about \eqn{0.35 \sqrt{n}}{0.35 sqrt(n)} clients); each leaf's ball bounds a
 #'     candidate's gain on it, and leaves whose bound is below `eps` times
 #'     the last gain are skipped. Four heaps per thread, which the threads
 #'     take in turn; each round commits up to `batch` picks.}
@@ -222,7 +222,11 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   coverage, or the leaf lies beyond the bisector of the candidate and
 #'   the open facility nearest to the leaf's center by three standard
 #'   deviations of its spread along the line joining them, with the
-#'   candidate outside the leaf; the first evaluations, while no client is
+#'   candidate outside the leaf, or an estimate of its gain is below 0.3%
+#'   of the threshold (0.1% where several heaps hold the candidates): each
+#'   client's gain is at most what the candidate
+#'   offers beyond that owner, whose ratio to it depends on the client's
+#'   offset along the same line, taken as normal; the first evaluations, while no client is
 #'   covered, skip at three times the threshold and count the skipped
 #'   leaves' mass estimates instead); and a round's later picks are
 #'   committed only while the earlier picks of the round can have lowered
@@ -233,7 +237,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   it is picked, against the others' coarse gains raised by 5%. 0
 #'   disables all of this. The default
 #'   0.05 was chosen by measurement: on the benchmark presets it keeps
-#'   f(S) within 0.01% of greedy while visiting about half the pairs of
+#'   f(S) within 0.04% of greedy while visiting about half the pairs of
 #'   `eps = 0.01`; on points near a low-dimensional subspace, where
 #'   near-ties decide greedy's path, `"hc"` at one thread stayed within
 #'   0.05% (up to 0.70% below greedy without the fine evaluations, as
@@ -247,8 +251,9 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   `inst/bench/bench-lowdim.R`); `tau = 0.95` kept `"nhpc"` within
 #'   0.01% on those data.
 #' @param clusters Number of top-level k-means clusters of the clients (K);
-#'   each is split by k-means into leaves of about \eqn{\sqrt{n}/4}{sqrt(n)/4}
-#'   clients, whose balls give the gain bounds.
+#'   each is split by k-means into leaves of about
+#'   \eqn{0.35 \sqrt{n}}{0.35 sqrt(n)} clients, whose balls give the gain
+#'   bounds.
 #' @param group_size Threads per group (M) in mode `"nhpc"`. `NULL` (the
 #'   default) takes the specification's \eqn{M = \min(4, T)}{M = min(4, T)}
 #'   for \eqn{T} threads. The lanes of a group plan and evaluate the

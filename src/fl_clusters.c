@@ -440,6 +440,7 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->inv2s2 = p->inv2s2;
   cl->tau = c->tau;
   cl->prune = prune && c->tau < 1.0;
+  cl->gain_fraction = FL_GAIN_FRACTION;
   cl->y = p->y;
   cl->K1 = top_clusters(p, c);
   size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
@@ -718,7 +719,7 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
     bk[k] = b;
     left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);
   }
-  if (skip_cold > 0) left += drop_estimated(cl, df, ps, log(FL_GAIN_FRACTION * thresh), eval, bk);
+  if (skip_cold > 0) left += drop_estimated(cl, df, ps, log(cl->gain_fraction * thresh), eval, bk);
   if (skipped) *skipped = skipped_mass(cl, df, eval, w);
   return left;
 }

@@ -40,27 +40,34 @@
 #define FL_ISOTROPIC 6.0
 /* A coarse evaluation also skips a leaf that it would visit, with the
  * candidate outside the leaf's ball and farther from its center than the
- * owner, when an estimate of the leaf's partial gain is below this
- * fraction of the skip threshold: a client gains at most s_c (1 - s_o /
- * s_c) when the owner's similarity s_o covers it, and s_o / s_c =
- * exp(((dist^2 - own2) - 2 p |yc - owner|) / 2 sigma^2) depends on the
- * client only through its offset p from the center along the line from
- * the owner to the candidate.  With p normal (the spread of
- * FL_ISOTROPIC) and s_c at the mass estimate's mean (Jensen's correction
- * included), the expected gain per unit of mass is phi(z) (R(z) - R(z +
- * tau)), z = FL_COLD_SD (dist^2 - own2) / (|yc - owner| sqrt(side2)),
- * tau = the spread of log s_o / s_c, R Mills' ratio (approximated).
- * After the first round, 41% to 51% of the pairs nhpc visited on
- * "weak_cluster", "medium_cluster" and "heavy_skew" lay in leaves that
- * gained nothing (n = 12000; "medium_cluster" at n = 30000 too).  Fractions 0.001, 0.003
- * and 0.01 visited 36%, 47% and 57% fewer pairs on "weak_cluster" (n =
- * 12000), 41%, 51% and 57% on "medium_cluster" (n = 30000), 13%, 15% and
- * 16% on "large" (n = 30000); f(S) was greedy's on the presets at 0.001
- * except "strong_cluster" (n = 12000, 0.99987, as without the test), at
- * 0.003 also 0.99992 of it on "heavy_skew", at 0.01 0.99775 on
+ * owner, when an estimate of the leaf's partial gain is below this fraction
+ * of the skip threshold: a client gains at most s_c (1 - s_o / s_c) when
+ * the owner's similarity s_o covers it, and s_o / s_c = exp(((dist^2 -
+ * own2) - 2 p |yc - owner|) / 2 sigma^2) depends on the client only through
+ * its offset p from the center along the line from the owner to the
+ * candidate.  With p normal (the spread of FL_ISOTROPIC) and s_c at the
+ * mass estimate's mean (Jensen's correction included), the expected gain
+ * per unit of mass is phi(z) (R(z) - R(z + tau)), z = FL_COLD_SD (dist^2 -
+ * own2) / (|yc - owner| sqrt(side2)), tau = the spread of log s_o / s_c, R
+ * Mills' ratio (approximated).  After the first round, 41% to 51% of the
+ * pairs nhpc visited on "weak_cluster", "medium_cluster" and "heavy_skew"
+ * lay in leaves that gained nothing (n = 12000; "medium_cluster" at n =
+ * 30000 too).  Fractions 0.001, 0.003 and 0.01 visited 36%, 47% and 57%
+ * fewer pairs on "weak_cluster" (n = 12000), 41%, 51% and 57% on
+ * "medium_cluster" (n = 30000), 13%, 15% and 16% on "large" (n = 30000),
+ * with leaves of sqrt(n) / 4 clients; f(S) was greedy's on the presets at
+ * 0.001 except "strong_cluster" (n = 12000, 0.99987, as without the test),
+ * at 0.003 also 0.99992 of it on "heavy_skew", at 0.01 0.99775 on
  * "weak_cluster".  With 0.003, bench-lowdim.R ran 6% fewer pairs and the
  * same 6 of its 180 runs ended below 0.999 of greedy. */
 #define FL_GAIN_FRACTION 0.003
+/* The fraction where several heaps hold the candidates: their picks are
+ * taken by coarse gains, without the fine evaluation of FL_TIE
+ * (matrix_free.c).  With leaves of 0.35 sqrt(n) clients and 0.003, "hc"
+ * at two threads ended 0.99828 of greedy's f(S) on "weak_cluster" (n =
+ * 12000; 0.99976 with the test off); with 0.001, 0.99963 or more on the
+ * 13 presets. */
+#define FL_GAIN_FRACTION_HEAPS 0.001
 
 typedef struct {
   int lo, hi;     /* clients lo..hi-1 of the layout */
@@ -77,6 +84,7 @@ typedef struct {
   int n, m, d, K, nchunks, threads;
   double inv2s2, tau;
   int prune;               /* coverage pruning (hpc, nhpc) */
+  double gain_fraction;    /* FL_GAIN_FRACTION, or FL_GAIN_FRACTION_HEAPS */
   const double *y;         /* candidates, m x d */
   double *xs;              /* n x d: clients in layout order */
   float *xf;               /* n x d, with eps > 0 (else NULL): clients - org in single

@@ -261,6 +261,7 @@ static int mf_alloc(fl_mf *r)
   /* With several heaps each leader's fine evaluation would cost its
    * thread alone (hpc, "large", 2 threads: 28% more pairs than at 1). */
   r->refine = r->c->eps > 0 && r->nheaps == 1;
+  r->cl.gain_fraction = r->refine ? FL_GAIN_FRACTION : FL_GAIN_FRACTION_HEAPS;
   for (size_t h = 0; h < H; h++) {
     fl_barrier_init(&r->bar[h]);
     size_t Q = (size_t) post_cap(r->c);
