@@ -93,7 +93,8 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
     + 16.0 * (n + FL_COLS_PAD) + 20.0 * n     /* ws, cover; k-means scratch, bounds */
     + 136.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
     + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 80.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
-    + 4.0 * K * d + 8.0 * d + 4.0 * (K + FL_COLS_PAD) + 4.0 * c->threads * (d + 7.0 * K + 48) + 12.0 * c->threads * (K + 16)
+    + 4.0 * K * d + 8.0 * d + 4.0 * (K + FL_COLS_PAD)   /* muf, org, mun */
+    + 4.0 * c->threads * (d + 7.0 * K + 48) + 12.0 * c->threads * (K + 16)   /* scratch */
     + 4.0 * K * d + 44.0 * K   /* the owners */
     + nchunks * (16.0 + 32.0)
     + 8.0 * c->threads * (FL_CHUNK * (d + 2) + 16);
@@ -487,10 +488,11 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   }
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
-  if (cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top && cl->kbase &&
-      cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all && cl->lnmin &&
-      cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->ownf && cl->first && cl->wact &&
-      cl->org && cl->muf && cl->mun && cl->yf && cl->bounds && cl->listed && cl->scratch && assign &&
+  if (cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top &&
+      cl->kbase && cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all &&
+      cl->lnmin && cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->ownf &&
+      cl->first && cl->wact && cl->org && cl->muf && cl->mun && cl->yf && cl->bounds &&
+      cl->listed && cl->scratch && assign &&
       build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
     bisector_spreads(cl);
     single_precision_centers(cl);

@@ -172,15 +172,15 @@ typedef struct {
   double ynorm;       /* |yc - org| */
 } fl_cand;
 
-/* Most candidates fl_clusters_chunk_gains takes at once: the kernel
- * (fl_gain_dot_f) computes the squared distances as |x|^2 + |y|^2 - 2 x.y,
- * one multiply-add per coordinate, for four candidates from one load of
- * each coordinate of the clients.  Against the difference form, one
- * candidate at a time, four candidates over 64, 43 and 27 clients in L1
- * (d = 32, AVX-512 Xeon, best of 5): 1.5, 1.6 and 2.0 instead of 2.3, 2.4
- * and 3.0 ns a pair with 16-float vectors, 1.8, 2.2 and 2.7 instead of
- * 3.0, 3.3 and 3.4 with AVX2.  After the first round 3.9 candidates share
- * a chunk on average ("medium_cluster", n = 12000). */
+/* Most candidates fl_clusters_chunk_gains and fl_clusters_distances take at
+ * once: the kernel (fl_gain_dot_f) computes the squared distances as |x|^2
+ * + |y|^2 - 2 x.y, one multiply-add per coordinate, for four candidates
+ * from one load of each coordinate of the clients.  Against the difference
+ * form, one candidate at a time, four candidates over 64, 43 and 27 clients
+ * in L1 (d = 32, AVX-512 Xeon, best of 5): 1.5, 1.6 and 2.0 instead of 2.3,
+ * 2.4 and 3.0 ns a pair with 16-float vectors, 1.8, 2.2 and 2.7 instead of
+ * 3.0, 3.3 and 3.4 with AVX2.  After the first round 3.9 candidates share a
+ * chunk on average ("medium_cluster", n = 12000). */
 #define FL_DOT_BATCH 4
 
 /* Fill *cand for candidate yc, its offset into yo (d floats). */
@@ -192,36 +192,33 @@ void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *
                            float *df);
 /* Decide which clusters a gain evaluation of candidate cand visits, from
  * its distances df to the centers (fl_clusters_distances, overwritten):
- * eval[k] =
- * 1 for clusters whose bound on the gain (from the reach of
+ * eval[k] = 1 for clusters whose bound on the gain (from the reach of
  * fl_clusters_reach) is positive and either at least thresh or, by the
  * estimate W exp(-(dist^2 + rms2) / 2 sigma^2) of their similarity mass (a
  * lower bound by Jensen's inequality, close to it in high dimension, where
  * the ball bounds are loose), at least FL_EST_FRACTION thresh.  With cold
  * (and thresh > 0), clusters cold for yc are skipped too: those whose
- * coverage minimum is at least the similarity of yc to a point
- * FL_COLD_SD standard deviations of the cluster's spread nearer to yc than
- * its typical client (squared distance dist^2 + rms2 - reach2 dist), and
- * those that lie beyond the bisector of yc and their owner by FL_COLD_SD
- * standard deviations (see FL_ISOTROPIC): the center is that much nearer
- * to the owner than to yc along the line joining them ((dist^2 - own2) /
- * |yc - owner| at least sqrt(side2) / 2), with yc outside the leaf's
- * ball.  In high dimension no client comes that near to yc, or crosses to
- * its side of the bisector, so every client is covered better than yc
- * could cover it.  Last, clusters whose estimated gain is below
- * FL_GAIN_FRACTION thresh are skipped: estimates, for coarse evaluations
- * only.  After the
- * first round, the first test left 38% to 72% of the pairs nhpc visited
- * on five presets in leaves that gained nothing; with the bisector test
- * nhpc visits 37% fewer pairs on "weak_cluster", 27% and 30% fewer on
- * "medium_cluster" (n = 12000 and 30000), 2% to 6% fewer on "heavy_skew"
- * and "large" (n = 30000).
+ * coverage minimum is at least the similarity of yc to a point FL_COLD_SD
+ * standard deviations of the cluster's spread nearer to yc than its typical
+ * client (squared distance dist^2 + rms2 - reach2 dist), and those that lie
+ * beyond the bisector of yc and their owner by FL_COLD_SD standard
+ * deviations (see FL_ISOTROPIC): the center is that much nearer to the
+ * owner than to yc along the line joining them ((dist^2 - own2) / |yc -
+ * owner| at least sqrt(side2) / 2), with yc outside the leaf's ball.  In
+ * high dimension no client comes that near to yc, or crosses to its side of
+ * the bisector, so every client is covered better than yc could cover it.
+ * Last, clusters whose estimated gain is below gain_fraction thresh are
+ * skipped: estimates, for coarse evaluations only.  After the first round,
+ * the first test left 38% to 72% of the pairs nhpc visited on five presets
+ * in leaves that gained nothing; with the bisector test nhpc visits 37%
+ * fewer pairs on "weak_cluster", 27% and 30% fewer on "medium_cluster" (n =
+ * 12000 and 30000), 2% to 6% fewer on "heavy_skew" and "large" (n = 30000).
  * Returns an upper bound on what the evaluation leaves out: the bounds of
  * the skipped clusters plus those of the pruned clients.  With all, the
- * evaluation will visit pruned clients too (thresh 0: an exact
- * evaluation).  With skipped (non-NULL), *skipped receives the mass
- * estimate of the clusters skipped: what they would add to a gain when no
- * client is covered.  Call from at most one thread per thread id. */
+ * evaluation will visit pruned clients too (thresh 0: an exact evaluation).
+ * With skipped (non-NULL), *skipped receives the mass estimate of the
+ * clusters skipped: what they would add to a gain when no client is
+ * covered.  Call from at most one thread per thread id. */
 double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
                         int all, int cold, int *eval, double *skipped);
 

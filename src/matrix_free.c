@@ -337,8 +337,8 @@ static void plan_batch(fl_mf *r, fl_mf_heap *s, int q0, int M, int all, int tid)
   float *df = r->tdf + (size_t) tid * tdf_size(r);
   int nq = 0;
   for (int q = q0; q < s->npend && nq < FL_DOT_BATCH; q += M) {
-    fl_clusters_offset(cl, cl->y + (size_t) s->pending[q].idx * cl->d, s->yo + (size_t) q * cl->d,
-                       &s->cand[q]);
+    const double *yc = cl->y + (size_t) s->pending[q].idx * cl->d;
+    fl_clusters_offset(cl, yc, s->yo + (size_t) q * cl->d, &s->cand[q]);
     cand[nq++] = &s->cand[q];
   }
   fl_clusters_distances(cl, nq, cand, df);
@@ -388,18 +388,18 @@ static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch,
   }
 }
 
-/* This lane's share of the posted evaluations: its candidates' plans
- * (q = lane, lane + M, ...), then, after the group meets, its share of
- * each candidate's items (lane_item).  Items are taken chunk by chunk
- * across the posted candidates (their lists are in chunk order, merged
- * here), each chunk with all the candidates that visit it: the candidates
- * posted together are mostly close to each other, so a chunk read once
- * from memory serves several of them (at n = 1e6 the clients no longer
- * fit in the caches), up to FL_DOT_BATCH in one kernel call that loads
- * each coordinate of the chunk once for all of them, and the lanes' shares
- * of them mostly fall on the same chunk ids, so each lane keeps to its own
- * chunks.  A candidate's partial gain over a chunk has the same bits
- * whichever others share the call.  bar is NULL for a group of one. */
+/* This lane's share of the posted evaluations: its candidates' plans (q =
+ * lane, lane + M, ..., FL_DOT_BATCH at a time), then, after the group
+ * meets, its share of each candidate's items (lane_item).  Items are taken
+ * chunk by chunk across the posted candidates (their lists are in chunk
+ * order, merged here), each chunk with all the candidates that visit it:
+ * the candidates posted together are mostly close to each other, so a chunk
+ * read once from memory serves several of them (at n = 1e6 the clients no
+ * longer fit in the caches), up to FL_DOT_BATCH in one kernel call that
+ * loads each coordinate of the chunk once for all of them, and the lanes'
+ * shares of them mostly fall on the same chunk ids, so each lane keeps to
+ * its own chunks.  A candidate's partial gain over a chunk has the same
+ * bits whichever others share the call.  bar is NULL for a group of one. */
 static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
                        fl_barrier *bar, int tid)
 {
