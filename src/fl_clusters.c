@@ -604,17 +604,21 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
 }
 
 /* The mass estimate of fl_clusters_plan, w exp(-(dist^2 + rms2) / 2
- * sigma^2), summed over the leaves it skips (eval), from their distances
- * df (overwritten: the exponents, 1e9 more for the leaves visited, whose
+ * sigma^2) times Jensen's correction exp(dist^2 rms2 / (2 d sigma^4)) (the
+ * mean of exp(dist p / sigma^2) over offsets p along the line to the
+ * candidate, normal with the variance rms2 / d of a random direction),
+ * summed over the leaves it skips (eval), from their distances df
+ * (overwritten: the exponents, 1e9 more for the leaves visited, whose
  * terms exp() then takes below 1e-37). */
 static inline double skipped_mass(const fl_clusters *cl, float *df, const int *eval,
                                   const double *w)
 {
-  const double *rms2 = cl->rms2, inv2s2 = cl->inv2s2;
+  const double *rms2 = cl->rms2, inv2s2 = cl->inv2s2, jen = 2.0 * inv2s2 * inv2s2 / cl->d;
   FL_SIMD
   for (int k = 0; k < cl->K; k++) {
     double dist = df[k];
-    df[k] = (float) ((dist * dist + rms2[k]) * inv2s2 + 1e9 * eval[k]);
+    double x = (dist * dist + rms2[k]) * inv2s2 - jen * dist * dist * rms2[k];
+    df[k] = (float) (fl_positive(x) + 1e9 * eval[k]);
   }
   fl_expf_neg_array(df, cl->K);
   double mass = 0.0;
@@ -690,7 +694,8 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
 {
   const double lift = FL_DOT_LIFT(cl->d) * cand->ynorm, shrink = FL_REACH_SHRINK;
   const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, inv2s2 = cl->inv2s2;
-  const double lnt = thresh > 0 ? log(FL_EST_FRACTION * thresh) : 0.0;
+  const double est = skipped ? FL_GUESS_EST_FRACTION : FL_EST_FRACTION;
+  const double lnt = thresh > 0 ? log(est * thresh) : 0.0;
   /* pruned clients are visited with the others (all), or bounded apart */
   const double *w = all ? cl->wall : cl->wact, *low = all ? cl->minall : cl->minact;
   const double *lnw = all ? cl->lnw_all : cl->lnw, wpr_scale = all ? 0.0 : 1.0;
