@@ -555,7 +555,7 @@ static float *plan_scratch(const fl_clusters *cl)
 
 /* The distances of yc to the centers in the thread's scratch, and *cand
  * for it, its offset there too. */
-static float *own_distances(const fl_clusters *cl, const double *yc, fl_cand *cand)
+static float *point_distances(const fl_clusters *cl, const double *yc, fl_cand *cand)
 {
   float *yo = cl->yf + (size_t) fl_thread_id() * cl->yf_stride, *df = yo + cl->d;
   const fl_cand *one = cand;
@@ -593,7 +593,7 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
                                  double *dist)
 {
   fl_cand cand;
-  const float *df = own_distances(cl, yc, &cand);
+  const float *df = point_distances(cl, yc, &cand);
   const double lift = FL_DOT_LIFT(cl->d) * cand.ynorm, shrink = FL_REACH_SHRINK;
   const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, *rad = cl->rad;
   FL_SIMD
@@ -601,6 +601,14 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
     dist[k] = df[k];
     hw[k] = ball_reach(dist[k], rad[k], shrink, lift, scale);
   }
+}
+
+/* Minus the log of the mass estimate per unit weight of a leaf at
+ * distance dist with mean squared spread rms2 (see skipped_mass). */
+static inline FL_INLINE double mass_exponent(const fl_clusters *cl, double dist, double rms2)
+{
+  const double inv2s2 = cl->inv2s2;
+  return (dist * dist + rms2) * inv2s2 - 2.0 * inv2s2 * inv2s2 / cl->d * dist * dist * rms2;
 }
 
 /* The mass estimate of fl_clusters_plan, w exp(-(dist^2 + rms2) / 2
@@ -613,13 +621,9 @@ FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double
 static inline double skipped_mass(const fl_clusters *cl, float *df, const int *eval,
                                   const double *w)
 {
-  const double *rms2 = cl->rms2, inv2s2 = cl->inv2s2, jen = 2.0 * inv2s2 * inv2s2 / cl->d;
   FL_SIMD
-  for (int k = 0; k < cl->K; k++) {
-    double dist = df[k];
-    double x = (dist * dist + rms2[k]) * inv2s2 - jen * dist * dist * rms2[k];
-    df[k] = (float) (fl_positive(x) + 1e9 * eval[k]);
-  }
+  for (int k = 0; k < cl->K; k++)
+    df[k] = (float) (fl_positive(mass_exponent(cl, df[k], cl->rms2[k])) + 1e9 * eval[k]);
   fl_expf_neg_array(df, cl->K);
   double mass = 0.0;
   FL_SIMD_SUM(mass)
@@ -632,10 +636,10 @@ static inline double skipped_mass(const fl_clusters *cl, float *df, const int *e
  * than the owner: drops those whose estimate is below exp(lng) from eval
  * and returns the sum of their bounds bk.  df: yc's distances to the
  * centers; ps: the plan's scratch, its distances to the owners from
- * owner_distances() and room for 3 K floats.  Only the leaves listed are estimated:
- * at n = 30000, a coarse evaluation visits 2% ("large") to 14%
- * ("medium_cluster") of them, and an estimate of every leaf in the plan's
- * loop took nhpc 18% longer on "large". */
+ * owner_distances() and room for 3 K floats.  Only the leaves listed are
+ * estimated: a coarse evaluation would visit 2% ("large", n = 30000) to
+ * 17% ("weak_cluster", n = 12000) of them, and an estimate of every leaf
+ * in the plan's loop took nhpc 18% longer on "large". */
 static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float *df,
                                              float *ps, double lng, int *eval,
                                              const double *bk)
@@ -654,8 +658,7 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
       n += eval[l] & (dist * dist >= cl->own2[l]) & (dist > cl->rad[l]);
     }
   }
-  const double inv2s2 = cl->inv2s2, jen = 2.0 * inv2s2 * inv2s2 / cl->d;
-  const double tau_scale = inv2s2 / FL_COLD_SD;
+  const double tau_scale = cl->inv2s2 / FL_COLD_SD;
   const double *lnw = cl->lnw, *rms2 = cl->rms2, *own2 = cl->own2;
   const double *side = cl->side, *iside = cl->iside;
   const int *oslot = cl->oslot;
@@ -666,8 +669,7 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
     double z = fl_positive(gap) * FL_COLD_SD * icp[o] * iside[k];
     z = FL_Z_MAX - fl_positive(FL_Z_MAX - z);
     double tau = cp[o] * side[k] * tau_scale, z2 = z + tau;
-    double lnest = lnw[k] - (dist * dist + rms2[k]) * inv2s2 + jen * dist * dist * rms2[k]
-      - 0.5 * z * z - lng;
+    double lnest = lnw[k] - mass_exponent(cl, dist, rms2[k]) - 0.5 * z * z - lng;
     ex[t] = (float) (FL_EXPF_XMAX - fl_positive(FL_EXPF_XMAX - fl_positive(lnest)));
     double n1 = z + FL_SQRT_HALF_PI, d1 = z * n1 + 1.0, n2 = z2 + FL_SQRT_HALF_PI;
     double d2 = z2 * n2 + 1.0;
@@ -770,7 +772,7 @@ void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
 #endif
   for (int L = 0; L < cl->K; L++) {
     fl_cand cand;
-    const float *df = own_distances(cl, cl->mu + (size_t) L * cl->d, &cand);
+    const float *df = point_distances(cl, cl->mu + (size_t) L * cl->d, &cand);
     double mass = 0.0;
     for (int k = 0; k < cl->K; k++) {
       double dist = df[k];

@@ -131,7 +131,7 @@ typedef struct {
   int *own;                /* K: its candidate index, -1 while none is open */
   double *side2;           /* K: (2 FL_COLD_SD times the leaf's spread across the bisector)^2 */
   double *side, *iside;    /* K each: its square root and the inverse of that */
-  double *own2;            /* K: its squared distance to the center, 1e300 while none */
+  double *own2;            /* K: its squared distance to the center, HUGE_VAL while none */
   int *oslot;              /* K: its column in ownf */
   int nown;                /* distinct owners */
   float *ownf;             /* d x K: the distinct owners - org in single precision, by
@@ -230,7 +230,8 @@ void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *
  * evaluation will visit pruned clients too (thresh 0: an exact evaluation).
  * With skipped (non-NULL), *skipped receives the mass estimate of the
  * clusters skipped: what they would add to a gain when no client is
- * covered; the mass test is then at FL_GUESS_EST_FRACTION thresh.  Call from at most one thread per thread id. */
+ * covered; the mass test is then at FL_GUESS_EST_FRACTION thresh.  Call
+ * from at most one thread per thread id. */
 double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
                         int all, int cold, int *eval, double *skipped);
 

@@ -13,7 +13,7 @@
 #define sqdist_cols FL_COLS_FN(sqdist_cols)
 #define dot_block FL_COLS_FN(dot_block)
 #define sqdist_dot FL_COLS_FN(sqdist_dot)
-#define sqdist_rows_of FL_COLS_FN(sqdist_rows_of)
+#define dot_rows FL_COLS_FN(dot_rows)
 #define gain_sums FL_COLS_FN(gain_sums)
 #define lane_sum FL_COLS_FN(lane_sum)
 #define gain_block FL_COLS_FN(gain_block)
@@ -193,6 +193,21 @@ static inline FL_INLINE double lane_sum(const fl_dv *v)
 }
 #endif
 
+/* dot_block() over cnt points, two vectors at a time, then one, in whole
+ * vectors (points up to the next multiple of FL_COLS_PAD): returns that
+ * count. */
+static inline FL_INLINE int dot_rows(const float *cols, int stride, int cnt, int Q,
+                                     const float *const *y, const float *yn, const float *xn,
+                                     int d, float inv2s2, float *e, size_t erow)
+{
+  int nv = (cnt + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD, j = 0;
+  for (; j + 2 * FL_VF <= nv; j += 2 * FL_VF)
+    dot_block(cols + j, stride, 2, Q, y, yn, xn + j, d, inv2s2, e + j, erow);
+  for (; j < nv; j += FL_VF)
+    dot_block(cols + j, stride, 1, Q, y, yn, xn + j, d, inv2s2, e + j, erow);
+  return nv;
+}
+
 /* Q candidates over a block of nb <= FL_GAIN_BLOCK clients: exponents two
  * vectors at a time, then exp() and the gain sums of each. */
 static inline FL_INLINE void gain_block(const float *cols, int stride, int nb, int Q,
@@ -205,11 +220,7 @@ static inline FL_INLINE void gain_block(const float *cols, int stride, int nb, i
   /* whole vectors: the lanes past nb (distances of the padding) get weight
    * 0, where a scalar remainder loop, exp() included, took a sixth of the
    * time with chunks of 27 or 43 clients */
-  int nv = (nb + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD, j = 0;
-  for (; j + 2 * FL_VF <= nv; j += 2 * FL_VF)
-    dot_block(cols + j, stride, 2, Q, y, yn, xn + j, d, inv2s2, e + j, FL_GAIN_BLOCK);
-  for (; j < nv; j += FL_VF)
-    dot_block(cols + j, stride, 1, Q, y, yn, xn + j, d, inv2s2, e + j, FL_GAIN_BLOCK);
+  int nv = dot_rows(cols, stride, nb, Q, y, yn, xn, d, inv2s2, e, FL_GAIN_BLOCK);
   for (int q = 0; q < Q; q++) {
     const float *x = e + q * FL_GAIN_BLOCK;
     float s[FL_GAIN_BLOCK];
@@ -258,29 +269,17 @@ FL_COLS_ATTR void gain_dot(const float *cols, int stride, int cnt, int nq,
   }
 }
 
-/* Q points over all cnt columns, two vectors at a time, then one. */
-static inline FL_INLINE void sqdist_rows_of(const float *cols, int stride, int cnt, int Q,
-                                            const float *const *y, const float *yn,
-                                            const float *xn, int d, float *out, size_t orow)
-{
-  int nv = (cnt + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD, j = 0;
-  for (; j + 2 * FL_VF <= nv; j += 2 * FL_VF)
-    dot_block(cols + j, stride, 2, Q, y, yn, xn + j, d, 1.0f, out + j, orow);
-  for (; j < nv; j += FL_VF)
-    dot_block(cols + j, stride, 1, Q, y, yn, xn + j, d, 1.0f, out + j, orow);
-}
-
 FL_COLS_ATTR void sqdist_dot(const float *cols, int stride, int cnt, int nq,
                              const float *const *y, const float *yn, const float *xn, int d,
                              float *out, size_t orow)
 {
   int q = 0;
   for (; q + 4 <= nq; q += 4)
-    sqdist_rows_of(cols, stride, cnt, 4, y + q, yn + q, xn, d, out + q * orow, orow);
+    dot_rows(cols, stride, cnt, 4, y + q, yn + q, xn, d, 1.0f, out + q * orow, orow);
   for (; q + 2 <= nq; q += 2)
-    sqdist_rows_of(cols, stride, cnt, 2, y + q, yn + q, xn, d, out + q * orow, orow);
+    dot_rows(cols, stride, cnt, 2, y + q, yn + q, xn, d, 1.0f, out + q * orow, orow);
   for (; q < nq; q++)
-    sqdist_rows_of(cols, stride, cnt, 1, y + q, yn + q, xn, d, out + q * orow, orow);
+    dot_rows(cols, stride, cnt, 1, y + q, yn + q, xn, d, 1.0f, out + q * orow, orow);
 }
 
 #undef loadv
@@ -296,7 +295,7 @@ FL_COLS_ATTR void sqdist_dot(const float *cols, int stride, int cnt, int nq,
 #undef sqdist_cols
 #undef dot_block
 #undef sqdist_dot
-#undef sqdist_rows_of
+#undef dot_rows
 #undef gain_sums
 #undef lane_sum
 #undef gain_block
