@@ -441,7 +441,6 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->inv2s2 = p->inv2s2;
   cl->tau = c->tau;
   cl->prune = prune && c->tau < 1.0;
-  cl->gain_fraction = FL_GAIN_FRACTION;
   cl->y = p->y;
   cl->K1 = top_clusters(p, c);
   size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
@@ -634,19 +633,21 @@ static inline double skipped_mass(const fl_clusters *cl, float *df, const int *e
 /* The gain estimate's test (see FL_GAIN_FRACTION) on the leaves the plan
  * would visit with yc outside their ball and not nearer to their center
  * than the owner: drops those whose estimate is below exp(lng) from eval
- * and returns the sum of their bounds bk.  df: yc's distances to the
- * centers; ps: the plan's scratch, its distances to the owners from
- * owner_distances() and room for 3 K floats.  Only the leaves listed are
- * estimated: a coarse evaluation would visit 2% ("large", n = 30000) to
- * 17% ("weak_cluster", n = 12000) of them, and an estimate of every leaf
- * in the plan's loop took nhpc 18% longer on "large". */
+ * and returns the sum of their bounds bk; *dropped receives the sum of
+ * their estimates.  df: yc's distances to the centers; ps: the plan's
+ * scratch, its distances to the owners from owner_distances() (the
+ * squared ones no longer needed) and room for 3 K floats.  Only the
+ * leaves listed are estimated: a coarse evaluation would visit 2%
+ * ("large", n = 30000) to 17% ("weak_cluster", n = 12000) of them, and an
+ * estimate of every leaf in the plan's loop took nhpc 18% longer on
+ * "large". */
 static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float *df,
                                              float *ps, double lng, int *eval,
-                                             const double *bk)
+                                             const double *bk, double *dropped)
 {
   const int K = cl->K;
   const float *cp = ps + K, *icp = cp + K;
-  float *ex = ps + 3 * K, *qn = ex + K, *qd = qn + K;
+  float *under = ps, *ex = ps + 3 * K, *qn = ex + K, *qd = qn + K;
   int *idx = cl->listed + (size_t) fl_thread_id() * fl_thread_stride(K, sizeof(int)), n = 0;
   for (int k = 0; k < K; k += 4) {
     uint64_t word[2];   /* most leaves are not visited: four flags at a time */
@@ -670,19 +671,24 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
     z = FL_Z_MAX - fl_positive(FL_Z_MAX - z);
     double tau = cp[o] * side[k] * tau_scale, z2 = z + tau;
     double lnest = lnw[k] - mass_exponent(cl, dist, rms2[k]) - 0.5 * z * z - lng;
+    /* the estimate over exp(lng) is exp(lnest) qn / qd = under qn / (ex qd) */
     ex[t] = (float) (FL_EXPF_XMAX - fl_positive(FL_EXPF_XMAX - fl_positive(lnest)));
+    under[t] = (float) (FL_EXPF_XMAX - fl_positive(FL_EXPF_XMAX - fl_positive(-lnest)));
     double n1 = z + FL_SQRT_HALF_PI, d1 = z * n1 + 1.0, n2 = z2 + FL_SQRT_HALF_PI;
     double d2 = z2 * n2 + 1.0;
-    qn[t] = (float) (FL_INV_SQRT_2PI * (n1 * d2 - n2 * d1));
+    qn[t] = (float) fl_positive(FL_INV_SQRT_2PI * (n1 * d2 - n2 * d1));
     qd[t] = (float) (d1 * d2);
   }
   fl_expf_neg_array(ex, n);
-  double left = 0.0;
+  if (dropped) fl_expf_neg_array(under, n);
+  double left = 0.0, est = 0.0;
   for (int t = 0; t < n; t++)
     if (qn[t] < ex[t] * qd[t]) {
       eval[idx[t]] = 0;
       left += bk[idx[t]];
+      if (dropped) est += (double) under[t] * qn[t] / ((double) ex[t] * qd[t]);
     }
+  if (dropped) *dropped = est * exp(lng);
   return left;
 }
 
@@ -696,8 +702,13 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
 {
   const double lift = FL_DOT_LIFT(cl->d) * cand->ynorm, shrink = FL_REACH_SHRINK;
   const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, inv2s2 = cl->inv2s2;
-  const double est = skipped ? FL_GUESS_EST_FRACTION : FL_EST_FRACTION;
+  /* the first evaluations, the mass estimates of the leaves skipped added */
+  const int first = skipped && !cold;
+  const double est = first ? FL_GUESS_EST_FRACTION : FL_EST_FRACTION;
   const double lnt = thresh > 0 ? log(est * thresh) : 0.0;
+  /* leaves beyond: tested by their mass alone (negative: no such test; a
+   * double, see skip_cold) */
+  const double far2 = first ? FL_FAR_RMS * FL_FAR_RMS : -1.0;
   /* pruned clients are visited with the others (all), or bounded apart */
   const double *w = all ? cl->wall : cl->wact, *low = all ? cl->minall : cl->minact;
   const double *lnw = all ? cl->lnw_all : cl->lnw, wpr_scale = all ? 0.0 : 1.0;
@@ -711,6 +722,7 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   double *bk = cl->bounds + (size_t) fl_thread_id() * fl_thread_stride(cl->K, sizeof(double));
   const int *oslot = cl->oslot;
   double left = 0.0;
+  if (skipped) *skipped = 0.0;
   FL_SIMD_SUM(left)
   for (int k = 0; k < cl->K; k++) {
     double dist = df[k], hw = ball_reach(dist, rad[k], shrink, lift, scale);
@@ -723,13 +735,18 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
     double gap = dist * dist - own2[k];
     int beyond = (gap >= 0) & (gap * gap >= side2[k] * cp2[oslot[k]]) & (dist > rad[k]);
     int covered = (skip_cold > 0) & ((-near2 * inv2s2 <= lnmin[k]) | beyond);
-    int visit = (b > 0) & !covered & ((b >= thresh) | mass);   /* & and |: no branches */
+    int near = (far2 < 0) | (dist <= rad[k]) | (dist * dist < far2 * rms2[k]);
+    int bounded = (b >= thresh) & near;
+    int visit = (b > 0) & !covered & (bounded | mass);   /* & and |: no branches */
     eval[k] = visit;
     bk[k] = b;
     left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);
   }
-  if (skip_cold > 0) left += drop_estimated(cl, df, ps, log(cl->gain_fraction * thresh), eval, bk);
-  if (skipped) *skipped = skipped_mass(cl, df, eval, w);
+  if (skip_cold > 0) {
+    double fraction = skipped ? FL_GUESS_GAIN_FRACTION : FL_GAIN_FRACTION;
+    left += drop_estimated(cl, df, ps, log(fraction * thresh), eval, bk, skipped);
+  }
+  if (first) *skipped = skipped_mass(cl, df, eval, w);
   return left;
 }
 

@@ -64,22 +64,42 @@
  * Mills' ratio (approximated).  After the first round, 41% to 51% of the
  * pairs nhpc visited on "weak_cluster", "medium_cluster" and "heavy_skew"
  * lay in leaves that gained nothing (n = 12000; "medium_cluster" at n =
- * 30000 too).  Fractions 0.001, 0.003 and 0.01 visited 36%, 47% and 57%
- * fewer pairs on "weak_cluster" (n = 12000), 41%, 51% and 57% on
- * "medium_cluster" (n = 30000), 13%, 15% and 16% on "large" (n = 30000),
- * with leaves of sqrt(n) / 4 clients; f(S) was greedy's on the presets at
- * 0.001 except "strong_cluster" (n = 12000, 0.99987, as without the test),
- * at 0.003 also 0.99992 of it on "heavy_skew", at 0.01 0.99775 on
- * "weak_cluster".  With 0.003, bench-lowdim.R ran 6% fewer pairs and the
- * same 6 of its 180 runs ended below 0.999 of greedy. */
-#define FL_GAIN_FRACTION 0.003
-/* The fraction where several heaps hold the candidates: their picks are
- * taken by coarse gains, without the fine evaluation of FL_TIE
- * (matrix_free.c).  With leaves of 0.35 sqrt(n) clients and 0.003, "hc"
- * at two threads ended 0.99828 of greedy's f(S) on "weak_cluster" (n =
- * 12000; 0.99976 with the test off); with 0.001, 0.99963 or more on the
- * 13 presets. */
-#define FL_GAIN_FRACTION_HEAPS 0.001
+ * 30000 too).  This fraction holds where the estimates of the leaves it
+ * drops are not added to the gain (several heaps, whose picks are taken by
+ * coarse gains without the fine evaluation of FL_TIE in matrix_free.c):
+ * with leaves of 0.35 sqrt(n) clients, 0.003 left "hc" at two threads
+ * 0.99828 of greedy's f(S) on "weak_cluster" (n = 12000; 0.99976 with the
+ * test off); 0.001 0.99963 or more on the 13 presets. */
+#define FL_GAIN_FRACTION 0.001
+/* The fraction where the estimates of the leaves dropped are added to the
+ * gain (one heap: the picks are evaluated finely), so that a dropped leaf
+ * costs only its estimate's error.  The estimates are high on the whole
+ * (the leaves kept at 0.003, nhpc at one thread after the first round:
+ * 0.24 and 0.53 of their estimates gained on "weak_cluster" and
+ * "medium_cluster", n = 12000), which keeps a candidate's key from
+ * falling below its gain.  Against 0.003 without the estimates, nhpc at
+ * one thread visited 37% fewer pairs on "weak_cluster", 33% and 22% on
+ * "medium_cluster" (n = 12000 and 30000), 4% on "heavy_skew" and
+ * "medium", 1% to 5% on the other presets; f(S) the same on the 13
+ * presets except "medium_cluster" (n = 12000), 0.99987 of greedy's
+ * instead of 0.99994, and "weak_cluster", 1.00000 instead of 0.99997.
+ * 0.03 visited 5% more pairs on "weak_cluster", 3% on "medium_cluster";
+ * 0.3 1% fewer on "weak_cluster", the same elsewhere. */
+#define FL_GUESS_GAIN_FRACTION 0.1
+/* In the first evaluations (nothing covered, the mass estimates of the
+ * skipped leaves added to the gain) the bound test visits only the leaves
+ * whose ball holds the candidate or whose center lies within this many rms
+ * radii (sqrt(rms2)) of it; the others are visited by the mass test alone.
+ * Farther out the ball's bound is loose (a few far-flung clients set the
+ * radius) and the estimate good: over the first evaluations of
+ * "heavy_skew" (n = 12000), the leaves visited 1.5 or more rms radii away
+ * gained 0.99 to 1.3 times their estimates in sum, 2.2 at 1.75 to 2.
+ * Against no such limit, nhpc at one thread visited 52% and 33% fewer
+ * pairs in all on "medium_cluster" (n = 12000 and 30000), 39% on
+ * "strong_cluster" (n = 12000), 38% on "medium_density", 31% on "large",
+ * 29% on "uniform", 7% to 24% on the other presets, with the same f(S) on
+ * all 13. */
+#define FL_FAR_RMS 2.0
 
 typedef struct {
   int lo, hi;     /* clients lo..hi-1 of the layout */
@@ -96,7 +116,6 @@ typedef struct {
   int n, m, d, K, nchunks, threads;
   double inv2s2, tau;
   int prune;               /* coverage pruning (hpc, nhpc) */
-  double gain_fraction;    /* FL_GAIN_FRACTION, or FL_GAIN_FRACTION_HEAPS */
   const double *y;         /* candidates, m x d */
   double *xs;              /* n x d: clients in layout order */
   float *xf;               /* n x d, with eps > 0 (else NULL): clients - org in single
@@ -219,7 +238,7 @@ void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *
  * owner| at least sqrt(side2) / 2), with yc outside the leaf's ball.  In
  * high dimension no client comes that near to yc, or crosses to its side of
  * the bisector, so every client is covered better than yc could cover it.
- * Last, clusters whose estimated gain is below gain_fraction thresh are
+ * Last, clusters whose estimated gain is below FL_GAIN_FRACTION thresh are
  * skipped: estimates, for coarse evaluations only.  After the first round,
  * the first test left 38% to 72% of the pairs nhpc visited on five presets
  * in leaves that gained nothing; with the bisector test nhpc visits 37%
@@ -228,10 +247,13 @@ void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *
  * Returns an upper bound on what the evaluation leaves out: the bounds of
  * the skipped clusters plus those of the pruned clients.  With all, the
  * evaluation will visit pruned clients too (thresh 0: an exact evaluation).
- * With skipped (non-NULL), *skipped receives the mass estimate of the
- * clusters skipped: what they would add to a gain when no client is
- * covered; the mass test is then at FL_GUESS_EST_FRACTION thresh.  Call
- * from at most one thread per thread id. */
+ * With skipped (non-NULL), *skipped receives an estimate of what the
+ * clusters skipped would add to the gain, and the plan skips more: without
+ * cold (no client covered yet), their mass estimate, with the mass test at
+ * FL_GUESS_EST_FRACTION thresh and the bound test only within FL_FAR_RMS;
+ * with cold, the gain estimates of those it drops, at
+ * FL_GUESS_GAIN_FRACTION thresh.  Call from at most one thread per thread
+ * id. */
 double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
                         int all, int cold, int *eval, double *skipped);
 

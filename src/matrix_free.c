@@ -261,7 +261,6 @@ static int mf_alloc(fl_mf *r)
   /* With several heaps each leader's fine evaluation would cost its
    * thread alone (hpc, "large", 2 threads: 28% more pairs than at 1). */
   r->refine = r->c->eps > 0 && r->nheaps == 1;
-  r->cl.gain_fraction = r->refine ? FL_GAIN_FRACTION : FL_GAIN_FRACTION_HEAPS;
   for (size_t h = 0; h < H; h++) {
     fl_barrier_init(&r->bar[h]);
     size_t Q = (size_t) post_cap(r->c);
@@ -302,10 +301,13 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, float *df, int all, int tid
 {
   const fl_clusters *cl = &r->cl;
   int *eval = r->teval + tid * fl_thread_stride(cl->K + 4, sizeof(int));
-  int fine = s->fine[q];
+  int fine = s->fine[q], coarse = !fine && !all;
+  /* estimates of what is skipped go into the keys of coarse evaluations
+   * where fine ones check the picks (r->refine), and into the first ones */
+  double *skipped = coarse && (r->guess || r->refine) ? &s->guess[q] : NULL;
   s->guess[q] = 0.0;
   s->left[q] = fl_clusters_plan(cl, &s->cand[q], df, fine ? 0.0 : r->thresh, all,
-                                !fine && !all, eval, r->guess ? &s->guess[q] : NULL);
+                                coarse && !r->guess, eval, skipped);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
   for (int k = 0; k < cl->K; k += 4) {
