@@ -222,13 +222,17 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   coverage, or the leaf lies beyond the bisector of the candidate and
 #'   the open facility nearest to the leaf's center by three standard
 #'   deviations of its spread along the line joining them, with the
-#'   candidate outside the leaf, or an estimate of its gain is below 0.3%
-#'   of the threshold (0.1% where several heaps hold the candidates): each
-#'   client's gain is at most what the candidate
-#'   offers beyond that owner, whose ratio to it depends on the client's
-#'   offset along the same line, taken as normal; the first evaluations, while no client is
-#'   covered, skip at three times the threshold and count the skipped
-#'   leaves' mass estimates instead); and a round's later picks are
+#'   candidate outside the leaf), or when an estimate of its gain is small
+#'   (each client's gain is at most what the candidate offers beyond that
+#'   owner, whose ratio to it depends on the client's offset along the
+#'   same line, taken as normal): below 0.1% of the threshold where several
+#'   heaps hold the candidates, below 10% where one heap does (see below),
+#'   the estimates of the leaves so skipped then added to the coarse gain.
+#'   The first evaluations, while no client is covered, skip at three times
+#'   the threshold, test the bound only of the leaves whose ball holds the
+#'   candidate or whose center lies within two rms radii of it, skip by
+#'   mass estimate below 1/30 of that threshold, and add the skipped
+#'   leaves' mass estimates to the gain; and a round's later picks are
 #'   committed only while the earlier picks of the round can have lowered
 #'   their gains by at most `eps` of them. Such coarse gains can fall a few
 #'   percent short, so where one heap holds all candidates (`"nhpc"` up to
