@@ -84,7 +84,7 @@
  * presets except "medium_cluster" (n = 12000), 0.99987 of greedy's
  * instead of 0.99994, and "weak_cluster", 1.00000 instead of 0.99997.
  * 0.03 visited 5% more pairs on "weak_cluster", 3% on "medium_cluster";
- * 0.3 1% fewer on "weak_cluster", the same elsewhere. */
+ * 0.3 1.5% fewer on "weak_cluster", the same elsewhere. */
 #define FL_GUESS_GAIN_FRACTION 0.1
 /* In the first evaluations (nothing covered, the mass estimates of the
  * skipped leaves added to the gain) the bound test visits only the leaves
