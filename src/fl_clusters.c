@@ -697,13 +697,13 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
  * took 19% of nhpc's time at n = 30000); then the gain estimates of the
  * leaves it would visit. */
 static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, float *df,
-                                    double thresh, int all, int cold, int *eval,
+                                    double thresh, int all, fl_cold cold, int *eval,
                                     double *skipped)
 {
   const double lift = FL_DOT_LIFT(cl->d) * cand->ynorm, shrink = FL_REACH_SHRINK;
   const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, inv2s2 = cl->inv2s2;
   /* the first evaluations, the mass estimates of the leaves skipped added */
-  const int first = skipped && !cold;
+  const int first = skipped && cold == FL_COLD_NONE;
   const double est = first ? FL_GUESS_EST_FRACTION : FL_EST_FRACTION;
   const double lnt = thresh > 0 ? log(est * thresh) : 0.0;
   /* leaves beyond: tested by their mass alone (negative: no such test; a
@@ -714,8 +714,9 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   const double *lnw = all ? cl->lnw_all : cl->lnw, wpr_scale = all ? 0.0 : 1.0;
   const double *rad = cl->rad, *rms2 = cl->rms2, *wpr = cl->wpr, *minpr = cl->minpr;
   const double *lnmin = all ? cl->lnmin_all : cl->lnmin, *reach2 = cl->reach2;
-  /* a double, as thresh: an int flag in the loop kept GCC from vectorising it */
-  const double skip_cold = cold && thresh > 0 ? 1.0 : 0.0;
+  /* doubles, as thresh: an int flag in the loop kept GCC from vectorising it */
+  const double skip_cold = cold != FL_COLD_NONE && thresh > 0 ? 1.0 : 0.0;
+  const double near_test = cold == FL_COLD_ALL ? 1.0 : 0.0;
   float *ps = plan_scratch(cl);
   const float *cp2 = skip_cold > 0 ? owner_distances(cl, cand, ps) : df;
   const double *own2 = cl->own2, *side2 = cl->side2;
@@ -734,7 +735,7 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
     /* (dist^2 - own2) / |yc - owner| >= side, without a square root */
     double gap = dist * dist - own2[k];
     int beyond = (gap >= 0) & (gap * gap >= side2[k] * cp2[oslot[k]]) & (dist > rad[k]);
-    int covered = (skip_cold > 0) & ((-near2 * inv2s2 <= lnmin[k]) | beyond);
+    int covered = (skip_cold > 0) & (((near_test > 0) & (-near2 * inv2s2 <= lnmin[k])) | beyond);
     int near = (far2 < 0) | (dist <= rad[k]) | (dist * dist < far2 * rms2[k]);
     int bounded = (b >= thresh) & near;
     int visit = (b > 0) & !covered & (bounded | mass);   /* & and |: no branches */
@@ -751,7 +752,7 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
 }
 
 static FL_CLONES double plan_narrow(const fl_clusters *cl, const fl_cand *cand, float *df,
-                                    double thresh, int all, int cold, int *eval,
+                                    double thresh, int all, fl_cold cold, int *eval,
                                     double *skipped)
 {
   return plan(cl, cand, df, thresh, all, cold, eval, skipped);
@@ -766,7 +767,7 @@ static FL_CLONES double plan_narrow(const fl_clusters *cl, const fl_cand *cand, 
  * presets at n = 12000 and 30000, two runs each), and all of nhpc 6% to
  * 8% less on "large" (n = 30000), -5% to +1% on the others. */
 static FL_WIDE_TARGET double plan_wide(const fl_clusters *cl, const fl_cand *cand, float *df,
-                                       double thresh, int all, int cold, int *eval,
+                                       double thresh, int all, fl_cold cold, int *eval,
                                        double *skipped)
 {
   return plan(cl, cand, df, thresh, all, cold, eval, skipped);
@@ -774,7 +775,7 @@ static FL_WIDE_TARGET double plan_wide(const fl_clusters *cl, const fl_cand *can
 #endif
 
 double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
-                        int all, int cold, int *eval, double *skipped)
+                        int all, fl_cold cold, int *eval, double *skipped)
 {
 #if FL_WIDE
   if (fl_wide_vectors()) return plan_wide(cl, cand, df, thresh, all, cold, eval, skipped);

@@ -221,6 +221,13 @@ void fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo, fl_c
  * fl_clusters_plan takes them. */
 void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *cand,
                            float *df);
+/* The tests by which a plan skips clusters most likely covered already. */
+typedef enum {
+  FL_COLD_NONE,    /* none: nothing covered yet, or an exact evaluation */
+  FL_COLD_OWNER,   /* the bisector test and the gain estimate (fine evaluations) */
+  FL_COLD_ALL      /* those and the near-point test (coarse evaluations) */
+} fl_cold;
+
 /* Decide which clusters a gain evaluation of candidate cand visits, from
  * its distances df to the centers (fl_clusters_distances, overwritten):
  * eval[k] = 1 for clusters whose bound on the gain (from the reach of
@@ -228,10 +235,11 @@ void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *
  * estimate W exp(-(dist^2 + rms2) / 2 sigma^2) of their similarity mass (a
  * lower bound by Jensen's inequality, close to it in high dimension, where
  * the ball bounds are loose), at least FL_EST_FRACTION thresh.  With cold
- * (and thresh > 0), clusters cold for yc are skipped too: those whose
- * coverage minimum is at least the similarity of yc to a point FL_COLD_SD
- * standard deviations of the cluster's spread nearer to yc than its typical
- * client (squared distance dist^2 + rms2 - reach2 dist), and those that lie
+ * FL_COLD_ALL (and thresh > 0), clusters cold for yc are skipped too:
+ * those whose coverage minimum is at least the similarity of yc to a point
+ * FL_COLD_SD standard deviations of the cluster's spread nearer to yc than
+ * its typical client (squared distance dist^2 + rms2 - reach2 dist, the
+ * near-point test, which FL_COLD_OWNER leaves out), and those that lie
  * beyond the bisector of yc and their owner by FL_COLD_SD standard
  * deviations (see FL_ISOTROPIC): the center is that much nearer to the
  * owner than to yc along the line joining them ((dist^2 - own2) / |yc -
@@ -251,11 +259,11 @@ void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *
  * clusters skipped would add to the gain, and the plan skips more: without
  * cold (no client covered yet), their mass estimate, with the mass test at
  * FL_GUESS_EST_FRACTION thresh and the bound test only within FL_FAR_RMS;
- * with cold, the gain estimates of those it drops, at
+ * with cold tests, the gain estimates of those it drops, at
  * FL_GUESS_GAIN_FRACTION thresh.  Call from at most one thread per thread
  * id. */
 double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
-                        int all, int cold, int *eval, double *skipped);
+                        int all, fl_cold cold, int *eval, double *skipped);
 
 /* Partial gains gain[q] of nq <= FL_DOT_BATCH candidates over the active
  * clients of chunk ch (all clients when all != 0): in single precision,

@@ -85,15 +85,31 @@
  * there (inst/bench/bench-lowdim.R).  So with one heap (r->refine) a
  * coarse gain g is keyed g (1 + FL_TIE), and the candidate that leads the
  * heap's fresh entries, and any later one that fl_mf_merge() would pick,
- * is evaluated finely first (every active client of every cluster with a
- * positive bound; pruned ones stay out, as in the other keys): the picks
- * are greedy's unless a gain falls short by more than FL_TIE.  Less was not
+ * is evaluated finely first (see FL_FINE_FRACTION): the picks are
+ * greedy's unless a gain falls short by more than FL_TIE.  Less was not
  * enough: the fine gain of one candidate then beat the coarse gains of
  * better ones that fell short by more ("large", n = 30000: 0.99989 of
  * greedy with 0.02, 1.00000 with 0.03 to 0.1; with 0.01, one of 30 runs
  * near a 3-dimensional subspace ended 0.18% below greedy).  0.05 visits
  * 2% to 8% more pairs than 0.02 on the presets at n = 12000. */
 #define FL_TIE 0.05
+/* A fine evaluation is a coarse one at this fraction of the skip
+ * threshold, with its cold tests but the near-point one (FL_COLD_OWNER)
+ * and no estimates in its gain: it skips the leaves bounded below it
+ * (with a mass estimate below FL_EST_FRACTION of it), those beyond the
+ * bisector and those whose gain estimate is below FL_GAIN_FRACTION of it;
+ * pruned clients stay out, as in every key.  Visiting every leaf with a
+ * positive bound instead, the fine evaluations took 4.5% ("heavy_skew")
+ * to 28% ("weak_cluster") of the pairs nhpc visited at one thread (n =
+ * 12000), about 7000 each on "medium_cluster".  With 0.01 nhpc visited 8%
+ * ("medium_cluster", n = 30000) to 50% ("uniform") fewer pairs in all,
+ * 22% on "weak_cluster", and ended within 0.00024 of its f(S) on the 13
+ * presets ("weak_cluster", also hc and hpc at one thread); near 2- to
+ * 4-dimensional subspaces (n = 2500, 36 runs) it visited 1% to 8% fewer
+ * pairs, with the same f(S).  The near-point test too lost 0.57% there
+ * (k = 20, "the relaxed defaults stay within 0.1% of greedy on
+ * low-dimensional data" in the tests). */
+#define FL_FINE_FRACTION 0.01
 
 static int is_matrix_free(fl_mode mode)
 {
@@ -306,8 +322,9 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, float *df, int all, int tid
    * where fine ones check the picks (r->refine), and into the first ones */
   double *skipped = coarse && (r->guess || r->refine) ? &s->guess[q] : NULL;
   s->guess[q] = 0.0;
-  s->left[q] = fl_clusters_plan(cl, &s->cand[q], df, fine ? 0.0 : r->thresh, all,
-                                coarse && !r->guess, eval, skipped);
+  double thresh = fine ? FL_FINE_FRACTION * r->thresh : r->thresh;
+  fl_cold cold = all || r->guess ? FL_COLD_NONE : fine ? FL_COLD_OWNER : FL_COLD_ALL;
+  s->left[q] = fl_clusters_plan(cl, &s->cand[q], df, thresh, all, cold, eval, skipped);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
   for (int k = 0; k < cl->K; k += 4) {
