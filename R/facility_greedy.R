@@ -239,9 +239,9 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   `group_size` threads, `"hc"` and `"hpc"` at one thread) a candidate
 #'   must pass a fine evaluation before it is picked, against the others'
 #'   coarse gains raised by 5%: it skips only the leaves bounded below 1%
-#'   of the threshold with an estimated mass below 1/100 of that, and those
-#'   most likely covered (the tests above at that 1%, their estimates not
-#'   added). 0
+#'   of the threshold with an estimated mass below 1/100 of that, those
+#'   beyond the bisector, and those whose gain estimate is below 0.1% of
+#'   that 1% (the estimates not added). 0
 #'   disables all of this. The default
 #'   0.05 was chosen by measurement: on the benchmark presets it keeps
 #'   f(S) within 0.04% of greedy while visiting about half the pairs of
