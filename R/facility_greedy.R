@@ -230,7 +230,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   the estimates of the leaves so skipped then added to the coarse gain.
 #'   The first evaluations, while no client is covered, skip at three times
 #'   the threshold, test the bound only of the leaves whose ball holds the
-#'   candidate or whose center lies within two rms radii of it, skip by
+#'   candidate or whose center lies within one rms radius of it, skip by
 #'   mass estimate below 1/30 of that threshold, and add the skipped
 #'   leaves' mass estimates to the gain; and a round's later picks are
 #'   committed only while the earlier picks of the round can have lowered
