@@ -12,7 +12,10 @@
 # threads: comma-separated (default "1,2").  scale: multiplies every n
 # (default 1; 0.1 for a quick check of the script).  big: "yes" (default)
 # runs n = 1e6.  nhpc's times are medians of FACLOC_BENCH_REPS runs
-# (default 11) at each thread count, the thread counts interleaved.  Timings are only meaningful on a quiet machine.  On this
+# (default 11) at each thread count, the thread counts interleaved; the
+# pass's the median of 3 (see side_by_side).  Timings are only meaningful
+# on a quiet machine; the shares of a pass are also given by the fastest
+# runs, and the machine file gives each CPU's speed (pass_by_cpu).  On this
 # 2-core machine: about 15 minutes without the 1e6 run, which takes longer
 # (see the results file of the last full run).
 args <- commandArgs(trailingOnly = TRUE)
@@ -26,20 +29,34 @@ library_facloc()
 options(width = 200)
 exact <- facility_control(batch = 1, eps = 0, tau = 1)
 
+# The pass is timed three times, before, between and after the two halves
+# of nhpc's runs: one CPU of a cloud VM can slow down for minutes (see
+# pass_by_cpu() in machine.R), and a single pass on it made the fraction
+# wrong by that factor.  fastest_fraction pairs the fastest nhpc run with
+# the fastest pass: other tenants only ever add time.
 side_by_side <- function(preset, n, k = 100) {
   X <- facility_data(preset, n = n)
-  pass <- facility_pass_time(X, threads = 1)
+  passes <- numeric()
+  time_pass <- function() passes <<- c(passes, as.numeric(facility_pass_time(X, threads = 1)))
+  time_pass()
   greedy <- facility_greedy(X, k, mode = "nhpc", threads = max(thread_set), control = exact)
   reps <- as.integer(Sys.getenv("FACLOC_BENCH_REPS", "11"))
-  runs <- interleaved_runs(thread_set, reps, function(threads)
-    facility_greedy(X, k, mode = "nhpc", threads = threads))
+  run <- function(threads) facility_greedy(X, k, mode = "nhpc", threads = threads)
+  first <- interleaved_runs(thread_set, ceiling(reps / 2), run)
+  time_pass()
+  second <- interleaved_runs(thread_set, reps - ceiling(reps / 2), run)
+  time_pass()
+  runs <- Map(c, first, second)
   rows <- lapply(runs, function(fits) {
     fit <- fits[[1]]
     seconds <- vapply(fits, function(f) f$seconds, 0)
     data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, threads = fit$threads,
-               pass_seconds = as.numeric(pass), seconds = stats::median(seconds),
+               pass_seconds = stats::median(passes),
+               all_pass_seconds = paste(sprintf("%.3f", passes), collapse = " "),
+               seconds = stats::median(seconds),
                all_seconds = paste(sprintf("%.3f", seconds), collapse = " "),
-               pass_fraction = stats::median(seconds) / as.numeric(pass),
+               pass_fraction = stats::median(seconds) / stats::median(passes),
+               fastest_fraction = min(seconds) / min(passes),
                evaluations = fit$evaluations, pairs = fit$pairs,
                pairs_per_n2 = fit$pairs / (as.double(nrow(X)) * nrow(X)),
                quality = fit$objective / greedy$objective,
@@ -53,8 +70,9 @@ memory_only <- function(preset, n, k = 100) {
   run <- facloc:::measure_run(facility_greedy(X, k, mode = "nhpc", threads = 2))
   fit <- run$value
   data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, threads = fit$threads,
-             pass_seconds = NA_real_, seconds = run$seconds,
+             pass_seconds = NA_real_, all_pass_seconds = NA_character_, seconds = run$seconds,
              all_seconds = sprintf("%.3f", run$seconds), pass_fraction = NA_real_,
+             fastest_fraction = NA_real_,
              evaluations = fit$evaluations, pairs = fit$pairs,
              pairs_per_n2 = fit$pairs / (as.double(nrow(X)) * nrow(X)),
              quality = NA_real_, certificate = fit$objective / fit$bound,
@@ -92,17 +110,19 @@ if (big) child("memory", "large", round(1e6 * scale))
 res <- read.csv(out)
 write_machine(sub("\\.csv$", "-machine.txt", out))
 print(res[c("preset", "n", "threads", "pass_seconds", "seconds", "pass_fraction",
-            "pairs_per_n2", "quality", "certificate", "peak_mb")], row.names = FALSE)
+            "fastest_fraction", "pairs_per_n2", "quality", "certificate", "peak_mb")],
+      row.names = FALSE)
 
-# the targets of issue 9
+# the targets of issue 9, by the medians and by the fastest runs
 one <- res[res$threads == 1 & !is.na(res$pass_fraction), ]
 clustered <- one$preset != "uniform"
-cat(sprintf("n = %d clustered, 1 thread: worst %.3f of a pass (target <= 1/16 = 0.0625)\n",
-            n12, max(one$pass_fraction[clustered & one$n == n12])))
-cat(sprintf("n = %d clustered, 1 thread: worst %.3f of a pass (target <= 1/25 = 0.04)\n",
-            n30, max(one$pass_fraction[clustered & one$n == n30])))
-cat(sprintf("uniform, 1 thread: %.3f of a pass (target <= 0.5)\n",
-            one$pass_fraction[one$preset == "uniform"]))
+share <- function(rows)
+  sprintf("%.3f of a pass (fastest runs %.3f)", max(rows$pass_fraction), max(rows$fastest_fraction))
+cat(sprintf("n = %d clustered, 1 thread: worst %s (target <= 1/16 = 0.0625)\n",
+            n12, share(one[clustered & one$n == n12, ])))
+cat(sprintf("n = %d clustered, 1 thread: worst %s (target <= 1/25 = 0.04)\n",
+            n30, share(one[clustered & one$n == n30, ])))
+cat(sprintf("uniform, 1 thread: %s (target <= 0.5)\n", share(one[one$preset == "uniform", ])))
 cat(sprintf("worst quality: %.5f (target >= 0.999)\n", min(res$quality, na.rm = TRUE)))
 if (all(1:2 %in% thread_set)) {
   s30 <- res[res$n == n30 & !is.na(res$pass_fraction), ]
