@@ -239,19 +239,19 @@ typedef enum {
  * estimate W exp(-(dist^2 + rms2) / 2 sigma^2) of their similarity mass (a
  * lower bound by Jensen's inequality, close to it in high dimension, where
  * the ball bounds are loose), at least FL_EST_FRACTION thresh.  With cold
- * FL_COLD_ALL (and thresh > 0), clusters cold for yc are skipped too:
- * those whose coverage minimum is at least the similarity of yc to a point
- * FL_COLD_SD standard deviations of the cluster's spread nearer to yc than
- * its typical client (squared distance dist^2 + rms2 - reach2 dist, the
- * near-point test, which FL_COLD_OWNER leaves out), and those that lie
- * beyond the bisector of yc and their owner by FL_COLD_SD standard
- * deviations (see FL_ISOTROPIC): the center is that much nearer to the
- * owner than to yc along the line joining them ((dist^2 - own2) / |yc -
- * owner| at least sqrt(side2) / 2), with yc outside the leaf's ball.  In
- * high dimension no client comes that near to yc, or crosses to its side of
- * the bisector, so every client is covered better than yc could cover it.
- * Last, clusters whose estimated gain is below FL_GAIN_FRACTION thresh are
- * skipped: estimates, for coarse evaluations only.  After the first round,
+ * tests (cold not FL_COLD_NONE, and thresh > 0), clusters cold for yc are
+ * skipped too: those that lie beyond the bisector of yc and their owner by
+ * FL_COLD_SD standard deviations (see FL_ISOTROPIC): the center is that
+ * much nearer to the owner than to yc along the line joining them ((dist^2
+ * - own2) / |yc - owner| at least sqrt(side2) / 2), with yc outside the
+ * leaf's ball; and with FL_COLD_ALL those whose coverage minimum is at
+ * least the similarity of yc to a point FL_COLD_SD standard deviations of
+ * the cluster's spread nearer to yc than its typical client (squared
+ * distance dist^2 + rms2 - reach2 dist, the near-point test).  In high
+ * dimension no client comes that near to yc, or crosses to its side of the
+ * bisector, so every client is covered better than yc could cover it.
+ * Last, with cold tests, clusters whose estimated gain is below
+ * FL_GAIN_FRACTION thresh are skipped (an estimate).  After the first round,
  * the first test left 38% to 72% of the pairs nhpc visited on five presets
  * in leaves that gained nothing; with the bisector test nhpc visits 37%
  * fewer pairs on "weak_cluster", 27% and 30% fewer on "medium_cluster" (n =
