@@ -252,7 +252,7 @@ typedef enum {
  * bisector, so every client is covered better than yc could cover it.
  * Last, with cold tests, clusters whose estimated gain is below
  * FL_GAIN_FRACTION thresh are skipped (an estimate).  After the first round,
- * the first test left 38% to 72% of the pairs nhpc visited on five presets
+ * the near-point test left 38% to 72% of the pairs nhpc visited on five presets
  * in leaves that gained nothing; with the bisector test nhpc visits 37%
  * fewer pairs on "weak_cluster", 27% and 30% fewer on "medium_cluster" (n =
  * 12000 and 30000), 2% to 6% fewer on "heavy_skew" and "large" (n = 30000).
