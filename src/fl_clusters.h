@@ -98,11 +98,12 @@
  * "medium_cluster" (n = 12000 and 30000), 39% on "strong_cluster" (n =
  * 12000), 38% on "medium_density", 31% on "large", 29% on "uniform", 7%
  * to 24% on the other presets, with the same f(S) on all 13 (nhpc at one
- * thread).  1 visits 15% fewer than 2 on "heavy_skew" (4% less time; f(S)
- * 0.99979 of greedy's instead of 0.99963), at most 1.5% fewer elsewhere,
- * with the same f(S) on the other 12 presets (hc and hpc at two threads
- * too) and on bench-lowdim.R's data; 0.5 and 0 gave the same pairs and
- * f(S) as 1 on all of these. */
+ * thread).  1 visits 15% fewer than 2 on "heavy_skew" (3.5% less time;
+ * f(S) 0.99979 of greedy's instead of 0.99963), at most 1.5% fewer
+ * elsewhere, with the same f(S) on the other 12 presets (hc and hpc at two
+ * threads too) and on bench-lowdim.R's data; 0.5 and 0 gave the same pairs
+ * and f(S) as 1 on the 13 presets (nhpc at one thread), 0 also on
+ * bench-lowdim.R's data. */
 #define FL_FAR_RMS 1.0
 
 typedef struct {
