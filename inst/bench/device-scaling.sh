@@ -41,14 +41,9 @@ reps=${4:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${TMPDIR:-/tmp}/facloc-device-build
 mkdir -p "$out"
-{
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "compiler: $(gcc --version | head -1)"
-  echo "cflags: -std=gnu99 -g -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fopenmp (inst/bench/GNUmakefile)"
-  echo "nproc: $(nproc)"
-  lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA node\(s\)|L3)' || true
-  echo "OMP_WAIT_POLICY: ${OMP_WAIT_POLICY:-unset}; OMP_PROC_BIND: ${OMP_PROC_BIND:-unset}"
-} > "$out/device-scaling-machine.txt"
+. "$here/driver-machine.sh"
+driver_machine "$out/device-scaling-machine.txt" \
+  "OMP_WAIT_POLICY: ${OMP_WAIT_POLICY:-unset}; OMP_PROC_BIND: ${OMP_PROC_BIND:-unset}"
 make -s -C "$here" BUILD="$build" >/dev/null
 bench=$build/facloc-bench
 max=$(echo $threads | tr ' ' '\n' | sort -n | tail -1)

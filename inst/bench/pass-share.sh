@@ -28,13 +28,8 @@ rounds=${4:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${TMPDIR:-/tmp}/facloc-pass-share-build
 mkdir -p "$out"
-{
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "compiler: $(gcc --version | head -1)"
-  echo "cflags: -std=gnu99 -g -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fopenmp (inst/bench/GNUmakefile)"
-  echo "nproc: $(nproc); pinned to CPU $cpu (taskset)"
-  lscpu | grep -E '^(Model name|Socket|Core|Thread|L3)' || true
-} > "$out/pass-share-machine.txt"
+. "$here/driver-machine.sh"
+driver_machine "$out/pass-share-machine.txt" "pinned to CPU $cpu (taskset)"
 make -s -C "$here" BUILD="$build" >/dev/null
 bench() { taskset -c "$cpu" "$build/facloc-bench" --threads 1 --d 32 --k 100 --sigma 20 --no-header "$@"; }
 csv=$out/pass-share.csv

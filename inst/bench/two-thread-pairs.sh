@@ -46,13 +46,9 @@ if [ "$seconds" -eq 0 ]; then
   exit 0
 fi
 mkdir -p "$out"
-{
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "compiler: $(gcc --version | head -1)"
-  echo "cflags: -std=gnu99 -g -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fopenmp (inst/bench/GNUmakefile)"
-  echo "nproc: $(nproc); 2 threads: GOMP_CPU_AFFINITY='0 1'; 1 thread: taskset -c 0 and -c 1"
-  lscpu | grep -E '^(Model name|CPU family|Socket|Core|Thread|L3)' || true
-} > "$out/two-thread-pairs-machine.txt"
+. "$here/driver-machine.sh"
+driver_machine "$out/two-thread-pairs-machine.txt" \
+  "2 threads: GOMP_CPU_AFFINITY='0 1'; 1 thread: taskset -c 0 and -c 1"
 make -s -C "$here" BUILD="$build" >/dev/null
 bench=$build/facloc-bench
 files=("$data"/*_30000.bin)
