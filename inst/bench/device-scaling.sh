@@ -40,11 +40,9 @@ threads=${3:-"1 2 4 8 16"}
 reps=${4:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${TMPDIR:-/tmp}/facloc-device-build
-mkdir -p "$out"
 . "$here/driver-machine.sh"
-driver_machine "$out/device-scaling-machine.txt" \
+driver_start "$out" device-scaling "$build" \
   "OMP_WAIT_POLICY: ${OMP_WAIT_POLICY:-unset}; OMP_PROC_BIND: ${OMP_PROC_BIND:-unset}"
-make -s -C "$here" BUILD="$build" >/dev/null
 bench=$build/facloc-bench
 max=$(echo $threads | tr ' ' '\n' | sort -n | tail -1)
 csv=$out/device-scaling.csv

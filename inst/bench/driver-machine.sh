@@ -1,10 +1,14 @@
 # Sourced by the standalone driver's scripts (pass-share.sh,
-# device-scaling.sh, two-thread-pairs.sh): driver_machine FILE [LINE...]
-# writes the machine file beside their results, the date, the compiler,
-# the driver's flags and the CPUs, then each LINE.
-driver_machine() {
-  local file=$1
-  shift
+# device-scaling.sh, two-thread-pairs.sh) after they set `here` (this
+# folder):
+#   driver_start OUT NAME BUILD [LINE...]
+# makes OUT, writes OUT/NAME-machine.txt (the date, the compiler, the
+# driver's flags and the CPUs, then each LINE) and builds the driver into
+# BUILD.
+driver_start() {
+  local out=$1 name=$2 build=$3
+  shift 3
+  mkdir -p "$out"
   {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "compiler: $(gcc --version | head -1)"
@@ -12,5 +16,6 @@ driver_machine() {
     echo "nproc: $(nproc)"
     lscpu | grep -E '^(Model name|CPU family|Socket|Core|Thread|NUMA node\(s\)|L3)' || true
     printf '%s\n' "$@"
-  } > "$file"
+  } > "$out/$name-machine.txt"
+  make -s -C "$here" BUILD="$build" >/dev/null
 }

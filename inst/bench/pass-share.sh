@@ -27,10 +27,8 @@ cpu=${3:-0}
 rounds=${4:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${TMPDIR:-/tmp}/facloc-pass-share-build
-mkdir -p "$out"
 . "$here/driver-machine.sh"
-driver_machine "$out/pass-share-machine.txt" "pinned to CPU $cpu (taskset)"
-make -s -C "$here" BUILD="$build" >/dev/null
+driver_start "$out" pass-share "$build" "pinned to CPU $cpu (taskset)"
 bench() { taskset -c "$cpu" "$build/facloc-bench" --threads 1 --d 32 --k 100 --sigma 20 --no-header "$@"; }
 csv=$out/pass-share.csv
 echo "preset,n,pass_seconds,all_pass_seconds,seconds,all_seconds,fastest_share,median_share,evaluations,pairs,objective" > "$csv"

@@ -45,11 +45,9 @@ if [ "$seconds" -eq 0 ]; then
   summarise "$csv" | tee "$out/two-thread-pairs-summary.csv"
   exit 0
 fi
-mkdir -p "$out"
 . "$here/driver-machine.sh"
-driver_machine "$out/two-thread-pairs-machine.txt" \
+driver_start "$out" two-thread-pairs "$build" \
   "2 threads: GOMP_CPU_AFFINITY='0 1'; 1 thread: taskset -c 0 and -c 1"
-make -s -C "$here" BUILD="$build" >/dev/null
 bench=$build/facloc-bench
 files=("$data"/*_30000.bin)
 common="--mode nhpc --n 30000 --d 32 --k 100 --sigma 20 --no-header"
