@@ -31,7 +31,12 @@ summarise() {
       b = $3 > $4 ? $3 / $4 : $4 / $3; a = $5 > $6 ? $5 / $6 : $6 / $5
       print $2, (b <= 1.1 && a <= 1.1), $10
     }' "$1" | sort -k1,1 -k3,3g | awk '
-    function pick(list, q,   v, m) { m = split(list, v, " "); return m ? v[int((m - 1) * q) + 1] : "NA" }
+    function pick(list, q,   v, m, h, i) {   # quantile q, interpolated (R type 7)
+      m = split(list, v, " ")
+      if (m == 0) return "NA"
+      h = (m - 1) * q + 1; i = int(h)
+      return i < m ? sprintf("%.4f", v[i] + (h - i) * (v[i + 1] - v[i])) : v[m]
+    }
     { all[$1] = all[$1] " " $3; rows[$1]++; if ($2) { even[$1] = even[$1] " " $3; nev[$1]++ } }
     END {
       print "preset,rows,median_speedup,p90_speedup,even_rows,even_median_speedup"
