@@ -278,15 +278,16 @@ double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, d
 void fl_clusters_chunk_gains(const fl_clusters *cl, int ch, int nq, const fl_cand *const *cand,
                              int all, double *gain, double *slack);
 
-/* The post-selection work on one chunk for npick new facilities ypick[q]
- * (skip[q * K + k] set when pick q cannot raise any coverage in cluster k):
- * with cover, raise the coverage and add pick q's true marginal gain over
- * this chunk (picks applied in order) to part[q]; with summary, prune the
- * clients covered above tau (when pruning) and refresh the chunk summary.
- * Returns the kernel evaluations.  tid selects the reorder scratch. */
-double fl_clusters_post_chunk(fl_clusters *cl, int ch, const double *const *ypick,
-                              int npick, const unsigned char *skip, double *part,
-                              int cover, int summary, int tid);
+/* The post-selection work on one chunk for npick new facilities pick[q]
+ * (from fl_clusters_offset; skip[q * K + k] set when pick q cannot raise
+ * any coverage in cluster k): with cover, raise the coverage and add pick
+ * q's true marginal gain over this chunk (picks applied in order) to
+ * part[q]; with summary, prune the clients covered above tau (when
+ * pruning) and refresh the chunk summary.  Returns the kernel evaluations.
+ * tid selects the reorder scratch. */
+double fl_clusters_post_chunk(fl_clusters *cl, int ch, const fl_cand *pick, int npick,
+                              const unsigned char *skip, double *part, int cover,
+                              int summary, int tid);
 /* skip table of fl_clusters_post_chunk from the picks' reaches hw
  * (npick x K, from fl_clusters_reach). */
 void fl_clusters_skip_table(const fl_clusters *cl, const double *hw, int npick,

@@ -64,7 +64,8 @@ typedef struct {
   int *from;             /* heap of each merged entry */
   int npick;
   int *pick;             /* batch */
-  const double **ypick;  /* batch */
+  fl_cand *pcand;        /* batch: the picks, as fl_clusters_post_chunk takes them */
+  float *pyo;            /* batch x d: their offsets (pcand[q].yo) */
   unsigned char *skip;   /* batch x K */
   double *part;          /* nchunks x batch */
   double *hwpick;        /* batch x K reaches of the picks */

@@ -171,7 +171,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
     + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 49.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
-    + b * (12.0 * nchunks + 9.0 * K + 16.0) + 8.0 * K
+    + b * (12.0 * nchunks + 9.0 * K + 40.0 + 4.0 * p->d) + 8.0 * K
     + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 12.0 * (post_cap(c) + FL_TEAM_BATCH)
                     + 4.0 * FL_DOT_BATCH * (K + FL_COLS_PAD) + 64.0
                     + 4.0 * nchunks
@@ -214,7 +214,7 @@ static void mf_free(fl_mf *r)
   free(r->heaps); free(r->bar); free(r->entries);
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->fine_round);
   free(r->settle_round); free(r->chosen);
-  free(r->merged); free(r->from); free(r->pick); free(r->ypick);
+  free(r->merged); free(r->from); free(r->pick); free(r->pcand); free(r->pyo);
   free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount);
   free(r->teval); free(r->tpos); free(r->tdf); free(r->taken);
   fl_clusters_free(&r->cl);
@@ -252,7 +252,8 @@ static int mf_alloc(fl_mf *r)
   r->merged = malloc(H * b * sizeof(fl_entry));
   r->from = malloc(H * b * sizeof(int));
   r->pick = malloc(b * sizeof(int));
-  r->ypick = malloc(b * sizeof(double *));
+  r->pcand = malloc(b * sizeof(fl_cand));
+  r->pyo = malloc(b * (size_t) r->cl.d * sizeof(float));
   r->skip = malloc(b * K);
   r->part = malloc(nch * b * sizeof(double));
   r->hwpick = malloc(b * K * sizeof(double));
@@ -265,7 +266,7 @@ static int mf_alloc(fl_mf *r)
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
-      !r->from || !r->pick || !r->ypick ||
+      !r->from || !r->pick || !r->pcand || !r->pyo ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
       !r->teval || !r->tpos || !r->tdf || !r->taken)
     return FL_ERR_NOMEM;
@@ -749,7 +750,8 @@ void fl_mf_merge(fl_mf *r)
       }
     }
     r->pick[r->npick] = j;
-    r->ypick[r->npick++] = yj;
+    fl_clusters_offset(&r->cl, yj, r->pyo + (size_t) r->npick * r->cl.d, &r->pcand[r->npick]);
+    r->npick++;
     r->chosen[j] = 1;
   }
   for (; q < nm; q++) {   /* back to their heaps, coarse gains keyed up again */
@@ -768,7 +770,7 @@ void fl_mf_post(fl_mf *r, int cover, int summary)
 #pragma omp for schedule(dynamic, 4) nowait
 #endif
   for (int ch = 0; ch < r->cl.nchunks; ch++)
-    pairs += fl_clusters_post_chunk(&r->cl, ch, r->ypick, r->npick, r->skip,
+    pairs += fl_clusters_post_chunk(&r->cl, ch, r->pcand, r->npick, r->skip,
                                     r->part + (size_t) ch * r->batch, cover, summary, tid);
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
 }

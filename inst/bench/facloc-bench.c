@@ -464,6 +464,40 @@ static double exact_chunk_gain(const fl_clusters *cl, int ch, const double *yj)
   return g;
 }
 
+/* Invariant 8: the post-selection pass raises exactly the coverage that
+ * the double-precision kernel would, with the same marginal gain, also
+ * where single precision lets it pass a chunk by (may_raise in
+ * fl_clusters.c): coverage set at, just above and, for one client of
+ * every third chunk, 1e-9 below each client's similarity to the pick. */
+static void check_post(fl_clusters *cl, const fl_cand *pick, double offset)
+{
+  unsigned char *skip = calloc((size_t) cl->K, 1);
+  if (!skip) { FAIL("post: out of memory"); return; }
+  for (int ch = 0; ch < cl->nchunks; ch++) {
+    const fl_chunk *c = &cl->chunk[ch];
+    const int cnt = c->hi - c->lo;
+    double s[FL_CHUNK], keep[FL_CHUNK], want[FL_CHUNK], g = 0.0, part = -1.0;
+    double *cover = cl->cover + c->lo;
+    fl_rbf_rows(cl->xs + (size_t) c->lo * cl->d, cnt, pick->yc, cl->d, cl->inv2s2, s);
+    for (int t = 0; t < cnt; t++) {
+      keep[t] = cover[t];
+      cover[t] = ch % 3 == 0 && t == (ch / 3) % cnt ? s[t] * (1.0 - 1e-9)
+        : s[t] * (1.0 + 1e-6 * (t % 4));
+      want[t] = s[t] > cover[t] ? s[t] : cover[t];
+      if (s[t] - cover[t] > 0) g += cl->ws[c->lo + t] * (s[t] - cover[t]);
+    }
+    fl_clusters_post_chunk(cl, ch, pick, 1, skip, &part, 1, 0, 0);
+    for (int t = 0; t < cnt; t++) {
+      if (cover[t] != want[t])
+        FAIL("post (offset %g): chunk %d client %d coverage %.17g, want %.17g", offset, ch, t,
+             cover[t], want[t]);
+      cover[t] = keep[t];
+    }
+    if (part != g) FAIL("post (offset %g): chunk %d gain %.17g, want %.17g", offset, ch, part, g);
+  }
+  free(skip);
+}
+
 /* Invariant 7: what the matrix-free modes compute in single precision
  * holds against the exact kernel, also with every coordinate shifted far
  * from 0, where single precision rounds the most: the cluster bounds bound
@@ -523,6 +557,10 @@ static void check_reach(const instance *in)
         }
       }
     }
+    if (yo) {
+      fl_clusters_offset(&cl, p.y, yo, &cand[0]);
+      check_post(&cl, &cand[0], offsets[o]);
+    }
     free(hw); free(dist); free(yo);
     fl_clusters_free(&cl);
     free(x); free(y);
@@ -540,7 +578,7 @@ static void check_reach(const instance *in)
  *  5. an allocation failure anywhere returns FL_ERR_NOMEM (or succeeds when
  *     the allocation was optional), never crashes or leaks;
  *  6. an interrupt returns FL_INTERRUPTED with a consistent partial result;
- *  7. check_reach(). */
+ *  7. check_reach(), with check_post(). */
 static void fuzz_one(void)
 {
   instance in, dense;
