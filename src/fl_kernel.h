@@ -42,9 +42,10 @@
 #endif
 
 /* The x86-64-v4 (AVX-512) versions, where GCC 12 or later names the level:
- * the kernels over clients stored by coordinate (fl_kernel.c) and the
- * plan's loop over the leaves (fl_clusters_plan), each picked at run time
- * by fl_wide_vectors(). */
+ * the kernels over clients stored by coordinate (fl_kernel.c), the plan's
+ * loop over the leaves (fl_clusters_plan) with its list of leaves to
+ * estimate, and the square roots of the distances to the centers, each
+ * picked at run time by fl_wide_vectors(). */
 #if defined(FL_HAVE_CLONES) && __GNUC__ >= 12
 #define FL_WIDE 1
 #define FL_WIDE_TARGET __attribute__((target("arch=x86-64-v4")))
