@@ -11,12 +11,13 @@
  * groups, not converged ones, and every point joins its nearest centre. */
 #define FL_BALLS_SAMPLE 20000
 
-double fl_balls_bytes(int n, int d, int nball)
+double fl_balls_bytes(int n, int d, int nball, int threads)
 {
   double ns = n < FL_BALLS_SAMPLE ? n : FL_BALLS_SAMPLE;
   return 8.0 * nball * (d + 1) + 4.0 * (nball + 1) + 12.0 * n   /* the balls */
     + 8.0 * n * d                                                /* xs */
-    + 8.0 * ns * d + 12.0 * ns + 12.0 * n + 16.0 * nball * d;   /* temporaries */
+    + 8.0 * ns * d + 12.0 * ns + 12.0 * n + 16.0 * nball * d   /* temporaries */
+    + fl_kmeans_bytes((int) ns, d, threads);
 }
 
 void fl_balls_free(fl_balls *b)

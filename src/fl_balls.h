@@ -23,7 +23,7 @@ typedef struct {
 int fl_balls_build(fl_balls *b, const double *x, int n, int d, int nball, int threads);
 void fl_balls_free(fl_balls *b);
 /* Bytes fl_balls_build allocates, temporaries and the copy xs included. */
-double fl_balls_bytes(int n, int d, int nball);
+double fl_balls_bytes(int n, int d, int nball, int threads);
 
 /* Relative slack of every pruning test: the bounds come from rounded
  * square roots, so something is skipped only when its lower bound beats

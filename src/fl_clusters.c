@@ -104,7 +104,8 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
     + 4.0 * c->threads * (d + 7.0 * K + 48) + 12.0 * c->threads * (K + 16)   /* scratch */
     + 4.0 * K * d + 44.0 * K   /* the owners */
     + nchunks * (16.0 + 32.0)
-    + 8.0 * c->threads * (FL_CHUNK * (d + 2) + 16);
+    + 8.0 * c->threads * (FL_CHUNK * (d + 2) + 16)
+    + fl_kmeans_bytes(p->n, p->d, c->threads);
 }
 
 void fl_clusters_free(fl_clusters *cl)

@@ -189,6 +189,18 @@ void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *restr
   sqdist_cols_narrow(cols, stride, cnt, y, d, out);
 }
 
+void fl_nearest_two_f(const float *pts, const float *cols, int K, int d, int *best, float *bd,
+                      float *next)
+{
+#if FL_WIDE
+  if (fl_wide_vectors()) {
+    nearest_two_wide(pts, cols, K, d, best, bd, next);
+    return;
+  }
+#endif
+  nearest_two_narrow(pts, cols, K, d, best, bd, next);
+}
+
 void fl_sqdist_dot_f(const float *cols, int stride, int cnt, int nq, const float *const *y,
                      const float *yn, const float *xn, int d, float *out, size_t orow)
 {

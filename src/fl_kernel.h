@@ -118,6 +118,13 @@ void fl_sqdist_rows(const double *rows, int cnt, const double *y, int d, double 
 #define FL_COLS_PAD 16
 void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *y, int d,
                       float *out);
+/* The nearest of K centers (cols, as for fl_sqdist_cols_f, stride K) to
+ * each of FL_COLS_PAD points stored by coordinate (pts: coordinate t of
+ * point j at pts[t * FL_COLS_PAD + j]), the lowest on ties: best[j], its
+ * squared distance bd[j] and the second smallest next[j] (INFINITY when K =
+ * 1), the distances those fl_sqdist_cols_f() gives (k-means). */
+void fl_nearest_two_f(const float *pts, const float *cols, int K, int d, int *best, float *bd,
+                      float *next);
 /* The K centers (K x d, row-major) as cols for fl_sqdist_cols_f(): each
  * minus their mean org (d), so that the values, and the rounding, are on
  * the scale of the distances, in single precision, by coordinate (d x K). */

@@ -87,6 +87,14 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
   return FL_OK;
 }
 
+/* The seeding keeps one squared distance per sample point; step = n /
+ * FL_KMEANS_SAMPLE leaves fewer than twice FL_KMEANS_SAMPLE of them. */
+double fl_kmeans_bytes(int n, int d, int threads)
+{
+  double ns = n < 2 * FL_KMEANS_SAMPLE ? n : 2 * FL_KMEANS_SAMPLE;
+  return 8.0 * ns + 4.0 * threads * fl_thread_stride((size_t) d * FL_COLS_PAD, sizeof(float));
+}
+
 /* Hamerly's bounds (2010) let a point keep its center without computing
  * any distance: hi[i] bounds its distance to its center from above, lo[i]
  * its distance to every other center from below.  After the centers move
@@ -98,41 +106,64 @@ static int seed_centers(const double *x, int n, int d, int K, unsigned int seed,
  * every distance on all 13 benchmark presets. */
 #define FL_KMEANS_MARGIN 1e-3f
 
+/* Points per range of assign_points(), each range one thread's. */
+#define FL_ASSIGN_RANGE 512
+
+/* Assign points idx[0..nb-1] (nb <= FL_COLS_PAD), stored by coordinate in
+ * pts, to their nearest centers, bounds set; returns how many changed. */
+static int assign_block(float *pts, const int *idx, int nb, int d, int K, const float *cf,
+                        int first, float *hi, float *lo, int *assign)
+{
+  int best[FL_COLS_PAD], changed = 0;
+  float bd[FL_COLS_PAD], next[FL_COLS_PAD];
+  for (int t = 0; t < d; t++)   /* lanes past nb: finite, then ignored */
+    for (int j = nb; j < FL_COLS_PAD; j++) pts[t * FL_COLS_PAD + j] = 0.0f;
+  fl_nearest_two_f(pts, cf, K, d, best, bd, next);
+  for (int j = 0; j < nb; j++) {
+    int i = idx[j];
+    if (first || best[j] != assign[i]) changed++;
+    assign[i] = best[j];
+    hi[i] = sqrtf(bd[j]);
+    lo[i] = sqrtf(next[j]);
+  }
+  return changed;
+}
+
 /* Assign every point to its nearest center (the lowest on ties), by
  * distances computed in single precision, unless the bounds settle it;
  * returns how many changed (all on the first iteration, which sets the
- * bounds).  Each point on its own: the result does not depend on the
- * thread count.  Cloned for the point's offset, which runs in it. */
-FL_CLONES static int assign_points(const double *x, int n, int d, int K, const double *org,
-                                   const float *cf, int threads, float *yfs, float *d2s,
-                                   int first, const float *move, float maxmove, float *hi,
-                                   float *lo, int *assign)
+ * bounds).  The points the bounds leave open are taken FL_COLS_PAD at a
+ * time (fl_nearest_two_f), each on its own: the result does not depend on
+ * the thread count. */
+static int assign_points(const double *x, int n, int d, int K, const double *org,
+                         const float *cf, int threads, float *scratch, int first,
+                         const float *move, float maxmove, float *hi, float *lo, int *assign)
 {
   int changed = 0;
   (void) threads;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+:changed)
 #endif
-  for (int i = 0; i < n; i++) {
-    if (!first) {
-      float h = hi[i] + move[assign[i]], l = lo[i] - maxmove;
-      hi[i] = h;
-      lo[i] = l;
-      if (h + FL_KMEANS_MARGIN * (h + l) < l) continue;
+  for (int i0 = 0; i0 < n; i0 += FL_ASSIGN_RANGE) {
+    float *pts = scratch + fl_thread_id() * fl_thread_stride((size_t) d * FL_COLS_PAD,
+                                                             sizeof(float));
+    int idx[FL_COLS_PAD], nb = 0, end = n - i0 < FL_ASSIGN_RANGE ? n : i0 + FL_ASSIGN_RANGE;
+    for (int i = i0; i < end; i++) {
+      if (!first) {
+        float h = hi[i] + move[assign[i]], l = lo[i] - maxmove;
+        hi[i] = h;
+        lo[i] = l;
+        if (h + FL_KMEANS_MARGIN * (h + l) < l) continue;
+      }
+      const double *xi = x + (size_t) i * d;
+      for (int t = 0; t < d; t++) pts[t * FL_COLS_PAD + nb] = (float) (xi[t] - org[t]);
+      idx[nb++] = i;
+      if (nb == FL_COLS_PAD) {
+        changed += assign_block(pts, idx, nb, d, K, cf, first, hi, lo, assign);
+        nb = 0;
+      }
     }
-    float *yf = yfs + fl_thread_id() * fl_thread_stride(d, sizeof(float));
-    float *d2 = d2s + fl_thread_id() * fl_thread_stride(K, sizeof(float));
-    fl_offset_f(x + (size_t) i * d, org, d, yf);
-    fl_sqdist_cols_f(cf, K, K, yf, d, d2);
-    int best = 0;
-    float bd = d2[0], next = INFINITY;
-    for (int c = 1; c < K; c++)
-      if (d2[c] < bd) { next = bd; bd = d2[c]; best = c; }
-      else if (d2[c] < next) next = d2[c];
-    if (first || best != assign[i]) changed++;
-    assign[i] = best;
-    hi[i] = sqrtf(bd);
-    lo[i] = sqrtf(next);
+    if (nb > 0) changed += assign_block(pts, idx, nb, d, K, cf, first, hi, lo, assign);
   }
   return changed;
 }
@@ -200,16 +231,16 @@ int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
   double *org = malloc((size_t) d * sizeof(double));
   int *count = malloc((size_t) K * sizeof(int));
   float *cf = calloc((size_t) K * d + FL_COLS_PAD, sizeof(float));   /* padded */
-  float *yfs = malloc(threads * fl_thread_stride(d, sizeof(float)) * sizeof(float));
-  float *d2s = malloc(threads * fl_thread_stride(K, sizeof(float)) * sizeof(float));
+  float *pts = malloc(threads * fl_thread_stride((size_t) d * FL_COLS_PAD, sizeof(float)) *
+                     sizeof(float));
   float *hi = malloc((size_t) n * sizeof(float)), *lo = malloc((size_t) n * sizeof(float));
   float *move = malloc((size_t) K * sizeof(float)), maxmove = 0.0f;
   double *old = malloc((size_t) K * d * sizeof(double));
-  int status = sum && part && org && count && cf && yfs && d2s && hi && lo && move && old
+  int status = sum && part && org && count && cf && pts && hi && lo && move && old
     ? FL_OK : FL_ERR_NOMEM;
   for (int it = 0; status == FL_OK && it < FL_KMEANS_ITER; it++) {
     fl_centers_cols_f(centers, K, d, org, cf);
-    if (assign_points(x, n, d, K, org, cf, threads, yfs, d2s, it == 0, move, maxmove, hi, lo,
+    if (assign_points(x, n, d, K, org, cf, threads, pts, it == 0, move, maxmove, hi, lo,
                       assign) == 0)
       break;
     center_sums(x, n, d, K, assign, threads, part, sum, count);
@@ -219,7 +250,7 @@ int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
         for (int t = 0; t < d; t++) centers[(size_t) c * d + t] = sum[(size_t) c * d + t] / count[c];
     maxmove = center_moves(old, centers, K, d, move);
   }
-  free(sum); free(part); free(org); free(count); free(cf); free(yfs); free(d2s);
+  free(sum); free(part); free(org); free(count); free(cf); free(pts);
   free(hi); free(lo); free(move); free(old);
   return status;
 }

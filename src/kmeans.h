@@ -9,5 +9,9 @@
  * Returns an FL_* status (FL_ERR_NOMEM on allocation failure). */
 int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
               int threads, int *assign, double *centers);
+/* Memory fl_kmeans() takes for n points of d coordinates besides what
+ * its caller sizes (assignments, bounds, center sums): the seeding's
+ * distances and the threads' blocks of points. */
+double fl_kmeans_bytes(int n, int d, int threads);
 
 #endif

@@ -25,7 +25,7 @@ static int balls_for(int m)
 double fl_knn_bytes(int m, int d, int k, int threads)
 {
   double g = balls_for(m);
-  return fl_balls_bytes(m, d, balls_for(m)) + (double) threads * (24.0 * g + 16.0 * k);
+  return fl_balls_bytes(m, d, balls_for(m), threads) + (double) threads * (24.0 * g + 16.0 * k);
 }
 
 static int hit_worse(knn_hit a, knn_hit b)

@@ -62,7 +62,7 @@ double fl_stochastic_bytes(const fl_problem *p, const fl_control *c)
 {
   double bytes = 12.0 * p->m + 24.0 * fl_stochastic_sample_size(p->m, c->k, c->epsilon);
   if (!p->sim && !p->sp_p)
-    bytes += fl_balls_bytes(p->n, p->d, balls_for(p->n)) + 8.0 * p->n + 8.0 * balls_for(p->n);
+    bytes += fl_balls_bytes(p->n, p->d, balls_for(p->n), c->threads) + 8.0 * p->n + 8.0 * balls_for(p->n);
   return bytes;
 }
 
