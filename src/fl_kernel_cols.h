@@ -33,15 +33,16 @@ typedef int32_t fl_i32v __attribute__((vector_size(4 * FL_VF)));
  * no longer one vector store, and the matrix-free modes ran 5% slower. */
 #define storev(p, v) (*(fl_fv *) (p) = (v))
 
-/* Coordinates two at a time: 2 FL_NV independent sums. */
+/* Coordinates two at a time: 2 FL_NV independent sums.  Coordinate t of
+ * y is y[t * ystep]. */
 static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float *restrict y,
-                                        int d, float *restrict sum)
+                                        size_t ystep, int d, float *restrict sum)
 {
   fl_fv a[FL_NV], b[FL_NV], e;
   for (int v = 0; v < FL_NV; v++) a[v] = b[v] = (fl_fv) { 0 };
   int t = 0;
   for (; t + 2 <= d; t += 2, c += 2 * (size_t) stride) {
-    float y0 = y[t], y1 = y[t + 1];
+    float y0 = y[t * ystep], y1 = y[(t + 1) * ystep];
 #pragma GCC unroll 4
     for (int v = 0; v < FL_NV; v++) {
       e = loadv(c + v * FL_VF) - y0; a[v] += e * e;
@@ -51,7 +52,7 @@ static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float 
 #pragma GCC unroll 4
   for (int v = 0; v < FL_NV; v++) {
     if (t < d) {
-      e = loadv(c + v * FL_VF) - y[t];
+      e = loadv(c + v * FL_VF) - y[t * ystep];
       a[v] += e * e;
     }
     storev(sum + v * FL_VF, a[v] + b[v]);
@@ -59,12 +60,12 @@ static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float 
 }
 #else
 static inline FL_INLINE void sqdist_pad(const float *c, int stride, const float *restrict y,
-                                        int d, float *restrict sum)
+                                        size_t ystep, int d, float *restrict sum)
 {
   for (int j = 0; j < FL_COLS_PAD; j++) sum[j] = 0.0f;
   for (int t = 0; t < d; t++, c += stride)
     for (int j = 0; j < FL_COLS_PAD; j++) {
-      float e = c[j] - y[t];
+      float e = c[j] - y[t * ystep];
       sum[j] += e * e;
     }
 }
@@ -74,10 +75,10 @@ FL_COLS_ATTR void sqdist_cols(const float *cols, int stride, int cnt,
                                const float *restrict y, int d, float *restrict out)
 {
   int i0 = 0;
-  for (; i0 + FL_COLS_PAD <= cnt; i0 += FL_COLS_PAD) sqdist_pad(cols + i0, stride, y, d, out + i0);
+  for (; i0 + FL_COLS_PAD <= cnt; i0 += FL_COLS_PAD) sqdist_pad(cols + i0, stride, y, 1, d, out + i0);
   if (i0 < cnt) {
     float sum[FL_COLS_PAD];
-    sqdist_pad(cols + i0, stride, y, d, sum);
+    sqdist_pad(cols + i0, stride, y, 1, d, sum);
     memcpy(out + i0, sum, (size_t) (cnt - i0) * sizeof(float));
   }
 }
@@ -99,25 +100,11 @@ FL_COLS_ATTR void nearest_two(const float *pts, const float *cols, int K, int d,
   fl_fv near[FL_NV], second[FL_NV];
   fl_i32v at[FL_NV];
   for (int c = 0; c < K; c++) {
-    fl_fv a[FL_NV], b[FL_NV], e;
-    for (int v = 0; v < FL_NV; v++) a[v] = b[v] = (fl_fv) { 0 };
-    const float *x = pts, *y = cols + c;
-    int t = 0;
-    for (; t + 2 <= d; t += 2, x += 2 * FL_COLS_PAD, y += 2 * (size_t) K) {
-      float y0 = y[0], y1 = y[K];
-#pragma GCC unroll 4
-      for (int v = 0; v < FL_NV; v++) {
-        e = loadv(x + v * FL_VF) - y0; a[v] += e * e;
-        e = loadv(x + FL_COLS_PAD + v * FL_VF) - y1; b[v] += e * e;
-      }
-    }
+    float sum[FL_COLS_PAD];
+    sqdist_pad(pts, FL_COLS_PAD, cols + c, (size_t) K, d, sum);
 #pragma GCC unroll 4
     for (int v = 0; v < FL_NV; v++) {
-      if (t < d) {
-        e = loadv(x + v * FL_VF) - y[0];
-        a[v] += e * e;
-      }
-      fl_fv dist = a[v] + b[v];
+      fl_fv dist = loadv(sum + v * FL_VF);
       if (c == 0) {
         near[v] = dist;
         second[v] = (fl_fv) { 0 } + INFINITY;
@@ -145,26 +132,18 @@ FL_COLS_ATTR void nearest_two(const float *pts, const float *cols, int K, int d,
   for (int j = 0; j < FL_COLS_PAD; j++) {
     best[j] = 0;
     bd[j] = next[j] = INFINITY;
-    for (int c = 0; c < K; c++) {
-      float a = 0.0f, b = 0.0f, e;
-      int t = 0;
-      for (; t + 2 <= d; t += 2) {
-        e = pts[t * FL_COLS_PAD + j] - cols[(size_t) t * K + c]; a += e * e;
-        e = pts[(t + 1) * FL_COLS_PAD + j] - cols[(size_t) (t + 1) * K + c]; b += e * e;
-      }
-      if (t < d) {
-        e = pts[t * FL_COLS_PAD + j] - cols[(size_t) t * K + c];
-        a += e * e;
-      }
-      float dist = a + b;
-      if (c == 0 || dist < bd[j]) {
+  }
+  for (int c = 0; c < K; c++) {
+    float dist[FL_COLS_PAD];
+    sqdist_pad(pts, FL_COLS_PAD, cols + c, (size_t) K, d, dist);
+    for (int j = 0; j < FL_COLS_PAD; j++)
+      if (c == 0 || dist[j] < bd[j]) {
         next[j] = bd[j];
-        bd[j] = dist;
+        bd[j] = dist[j];
         best[j] = c;
-      } else if (dist < next[j]) {
-        next[j] = dist;
+      } else if (dist[j] < next[j]) {
+        next[j] = dist[j];
       }
-    }
   }
 }
 #endif
