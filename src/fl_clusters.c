@@ -659,17 +659,18 @@ static inline double skipped_mass(const fl_clusters *cl, float *df, const int *e
   return mass;
 }
 
-/* The gain estimate's test (see FL_GAIN_FRACTION) on the leaves the plan
- * would visit with yc outside their ball and not nearer to their center
- * than the owner: drops those whose estimate is below exp(lng) from eval
- * and returns the sum of their bounds bk; *dropped receives the sum of
- * their estimates.  df: yc's distances to the centers; ps: the plan's
- * scratch, its distances to the owners from owner_distances() (the
- * squared ones no longer needed) and room for 3 K floats.  Only the
- * leaves listed are estimated: a coarse evaluation would visit 2%
- * ("large", n = 30000) to 17% ("weak_cluster", n = 12000) of them, and an
- * estimate of every leaf in the plan's loop took nhpc 18% longer on
- * "large". */
+/* Whether drop_estimated() estimates leaf l: the plan visits it (eval),
+ * with the candidate (distances df) outside its ball and not nearer to its
+ * center than the owner. */
+static inline FL_INLINE int estimated(const fl_clusters *cl, const float *df, const int *eval,
+                                      int l)
+{
+  double dist = df[l];
+  return eval[l] & (dist * dist >= cl->own2[l]) & (dist > cl->rad[l]);
+}
+
+/* The leaves drop_estimated() estimates into idx, in order; returns their
+ * count. */
 static inline FL_INLINE int list_estimated(const fl_clusters *cl, const float *df,
                                            const int *eval, int *idx)
 {
@@ -679,9 +680,8 @@ static inline FL_INLINE int list_estimated(const fl_clusters *cl, const float *d
     memcpy(word, eval + k, sizeof word);
     if ((word[0] | word[1]) == 0) continue;
     for (int l = k; l < k + 4 && l < cl->K; l++) {
-      double dist = df[l];
       idx[n] = l;
-      n += eval[l] & (dist * dist >= cl->own2[l]) & (dist > cl->rad[l]);
+      n += estimated(cl, df, eval, l);
     }
   }
   return n;
@@ -721,14 +721,24 @@ static FL_WIDE_TARGET __attribute__((noinline)) int list_estimated_wide(const fl
     n += __builtin_popcount(m);
   }
   for (; k < K; k++) {
-    double dist = df[k];
     idx[n] = k;
-    n += eval[k] & (dist * dist >= cl->own2[k]) & (dist > cl->rad[k]);
+    n += estimated(cl, df, eval, k);
   }
   return n;
 }
 #endif
 
+/* The gain estimate's test (see FL_GAIN_FRACTION) on the leaves the plan
+ * would visit with yc outside their ball and not nearer to their center
+ * than the owner: drops those whose estimate is below exp(lng) from eval
+ * and returns the sum of their bounds bk; *dropped receives the sum of
+ * their estimates.  df: yc's distances to the centers; ps: the plan's
+ * scratch, its distances to the owners from owner_distances() (the
+ * squared ones no longer needed) and room for 3 K floats.  Only the
+ * leaves listed are estimated: a coarse evaluation would visit 2%
+ * ("large", n = 30000) to 17% ("weak_cluster", n = 12000) of them, and an
+ * estimate of every leaf in the plan's loop took nhpc 18% longer on
+ * "large". */
 static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float *df,
                                              float *ps, double lng, int *eval,
                                              const double *bk, double *dropped, int wide)
