@@ -347,9 +347,9 @@ static int open_initial(fl_clusters *cl, const fl_problem *p)
   for (int t0 = 0; t0 < p->ninitial; t0 += FL_INIT_BATCH) {
     int np = p->ninitial - t0 < FL_INIT_BATCH ? p->ninitial - t0 : FL_INIT_BATCH;
     for (int q = 0; q < np; q++) {
-      const double *yc = cl->y + (size_t) p->initial[t0 + q] * cl->d;
-      fl_clusters_offset(cl, yc, yo + (size_t) q * cl->d, &pick[q]);
-      fl_clusters_reach(cl, yc, hw + (size_t) q * cl->K, d2);
+      fl_clusters_offset(cl, cl->y + (size_t) p->initial[t0 + q] * cl->d, yo + (size_t) q * cl->d,
+                         &pick[q]);
+      fl_clusters_reach(cl, &pick[q], hw + (size_t) q * cl->K, d2);
     }
     fl_clusters_skip_table(cl, hw, np, skip);
     cl->pairs += post_all(cl, pick, np, skip, 1, 1);
@@ -581,15 +581,20 @@ static float *plan_scratch(const fl_clusters *cl)
   return cl->yf + (size_t) fl_thread_id() * cl->yf_stride + cl->d + cl->krow;
 }
 
+/* The distances of cand to the centers, in the thread's scratch. */
+static float *cand_distances(const fl_clusters *cl, const fl_cand *cand)
+{
+  float *df = cl->yf + (size_t) fl_thread_id() * cl->yf_stride + cl->d;
+  fl_clusters_distances(cl, 1, &cand, df);
+  return df;
+}
+
 /* The distances of yc to the centers in the thread's scratch, and *cand
  * for it, its offset there too. */
 static float *point_distances(const fl_clusters *cl, const double *yc, fl_cand *cand)
 {
-  float *yo = cl->yf + (size_t) fl_thread_id() * cl->yf_stride, *df = yo + cl->d;
-  const fl_cand *one = cand;
-  fl_clusters_offset(cl, yc, yo, cand);
-  fl_clusters_distances(cl, 1, &one, df);
-  return df;
+  fl_clusters_offset(cl, yc, cl->yf + (size_t) fl_thread_id() * cl->yf_stride, cand);
+  return cand_distances(cl, cand);
 }
 
 /* The squared distances of a candidate to the owners (single precision,
@@ -617,12 +622,11 @@ static inline double ball_reach(double dist, double rad, double shrink, double l
   return exp_neg_upper(gap * gap * scale) * (1.0 + FL_SIM_SLACK);
 }
 
-FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw,
+FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const fl_cand *cand, double *hw,
                                  double *dist)
 {
-  fl_cand cand;
-  const float *df = point_distances(cl, yc, &cand);
-  const double lift = FL_DOT_LIFT(cl->d) * cand.ynorm, shrink = FL_REACH_SHRINK;
+  const float *df = cand_distances(cl, cand);
+  const double lift = FL_DOT_LIFT(cl->d) * cand->ynorm, shrink = FL_REACH_SHRINK;
   const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, *rad = cl->rad;
   FL_SIMD
   for (int k = 0; k < cl->K; k++) {

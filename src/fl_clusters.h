@@ -193,12 +193,6 @@ void fl_clusters_own(fl_clusters *cl, const int *idx, int np);
  * parallel). */
 void fl_clusters_leaf_mass(const fl_clusters *cl, double *est);
 
-/* hw[k]: an upper bound on the similarity of candidate yc to any client of
- * cluster k (the nearest point of the cluster's ball); dist[k]: the
- * distance of yc to the cluster's center, in single precision (it only
- * feeds estimates).  Call from at most one thread per thread id. */
-void fl_clusters_reach(const fl_clusters *cl, const double *yc, double *hw, double *dist);
-
 /* A candidate as fl_clusters_distances, fl_clusters_plan and
  * fl_clusters_chunk_gains take it. */
 typedef struct {
@@ -207,6 +201,13 @@ typedef struct {
   float yn2;          /* |yo|^2, rounded once */
   double ynorm;       /* |yc - org| */
 } fl_cand;
+
+/* hw[k]: an upper bound on the similarity of candidate cand (from
+ * fl_clusters_offset) to any client of cluster k (the nearest point of the
+ * cluster's ball); dist[k]: the distance of cand to the cluster's center,
+ * in single precision (it only feeds estimates).  Call from at most one
+ * thread per thread id. */
+void fl_clusters_reach(const fl_clusters *cl, const fl_cand *cand, double *hw, double *dist);
 
 /* Most candidates fl_clusters_chunk_gains and fl_clusters_distances take at
  * once: the kernel (fl_gain_dot_f) computes the squared distances as |x|^2

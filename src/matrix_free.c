@@ -754,8 +754,10 @@ void fl_mf_merge(fl_mf *r)
   for (; q < nm && r->npick < r->batch && r->npick < room; q++) {
     int j = r->merged[q].idx;
     double *hw = r->hwpick + (size_t) r->npick * K;
-    const double *yj = r->cl.y + (size_t) j * r->cl.d;
-    fl_clusters_reach(&r->cl, yj, hw, r->distpick);
+    fl_cand *pc = &r->pcand[r->npick];
+    fl_clusters_offset(&r->cl, r->cl.y + (size_t) j * r->cl.d, r->pyo + (size_t) r->npick * r->cl.d,
+                       pc);
+    fl_clusters_reach(&r->cl, pc, hw, r->distpick);
     if (r->npick > 0 && overlap_bound(r, hw) > r->c->eps * r->merged[q].key) break;
     if (r->refine && r->fine_round[j] != r->round) {
       /* a coarse gain: evaluated finely, it must still come before the
@@ -767,9 +769,7 @@ void fl_mf_merge(fl_mf *r)
         break;
       }
     }
-    r->pick[r->npick] = j;
-    fl_clusters_offset(&r->cl, yj, r->pyo + (size_t) r->npick * r->cl.d, &r->pcand[r->npick]);
-    r->npick++;
+    r->pick[r->npick++] = j;
     r->chosen[j] = 1;
   }
   for (; q < nm; q++) {   /* back to their heaps, coarse gains keyed up again */

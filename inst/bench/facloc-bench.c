@@ -534,7 +534,7 @@ static void check_reach(const instance *in)
         const double *yj = p.y + (size_t) (j0 + q) * p.d;
         fl_clusters_offset(&cl, yj, yo + (size_t) q * p.d, &cand[q]);
         batch[q] = &cand[q];
-        fl_clusters_reach(&cl, yj, hw, dist);
+        fl_clusters_reach(&cl, &cand[q], hw, dist);
         for (int k = 0; k < cl.K; k++)
           for (int ch = cl.first[k]; ch < cl.first[k + 1]; ch++)
             for (int i = cl.chunk[ch].lo; i < cl.chunk[ch].hi; i++) {
