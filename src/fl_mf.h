@@ -11,7 +11,7 @@
 #include "fl_barrier.h"
 
 /* Per-heap evaluation scratch, shared by the threads of the group working
- * on that heap, with room for Q candidates (post_cap() in matrix_free.c,
+ * on that heap, with room for Q candidates (post_most() in matrix_free.c,
  * FL_TEAM_BATCH for heap 0 and the per-thread scratch).  The leader posts
  * up to post_cap() of them at a time; the lanes plan them (candidate q by
  * lane q mod M), then share out their work items (the chunks each plan

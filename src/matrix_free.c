@@ -43,9 +43,11 @@
  * least FL_POST_MIN: 16 instead of 8 took 2% to 4% less time at two
  * threads (one group of two, which meets three times a step) on six
  * presets, about the same at one, for 0.1% more pairs (medians of 5
- * interleaved runs). */
+ * interleaved runs).  Each later step of a heap's refresh posts twice as
+ * many, up to FL_POST_MAX (see post_cap). */
 #define FL_POST_PER_LANE 2
 #define FL_POST_MIN 16
+#define FL_POST_MAX 64
 /* With eps > 0 and nothing covered yet, the first evaluations skip the
  * clusters that later ones would skip at this many times their threshold,
  * and key each candidate by its gain plus the mass estimate of the
@@ -138,22 +140,38 @@ static int heap_count(const fl_control *c)
   return G > 1 ? FL_HEAPS_PER_GROUP * G : 1;
 }
 
-/* Candidates a leader posts per evaluation step: hc and hpc evaluate one
- * at a time, as lazy greedy does; nhpc's leaders post several, which keeps
- * M > 1 lanes busy between barriers and, at any M, lets the candidates
- * posted together share the chunks they visit in cache (eval_share), at
- * the price of evaluating a few tops lazy greedy might not have needed
- * (on "large", n = 30000: 48347 evaluations posting 8 against 48343
- * posting 1, as measured then; 51654 posting 16 against 51626 posting 8
- * now).  (Heap 0's
- * scratch holds FL_TEAM_BATCH for team_gains(), and next_stale() used to
- * post up to that many from it: 16 in nhpc with one heap, and one hc or
- * hpc heap out of 4 T posting 16 while the others posted 1.) */
-static int post_cap(const fl_control *c)
+/* Candidates a leader posts at evaluation step `step` of a heap's
+ * refresh: hc and hpc evaluate one at a time, as lazy greedy does; nhpc's
+ * leaders post several, which keeps M > 1 lanes busy between barriers and,
+ * at any M, lets the candidates posted together share the chunks they
+ * visit in cache (eval_share), at the price of evaluating a few tops lazy
+ * greedy might not have needed (on "large", n = 30000: 48347 evaluations
+ * posting 8 against 48343 posting 1, as measured then; 51654 posting 16
+ * against 51626 posting 8 later).  A round's chain of stale tops is a few
+ * dozen long on "uniform" and hundreds on "weak_cluster" (n = 12000:
+ * 15001 and 39724 evaluations over 100 rounds, 12000 of them the first),
+ * so the posts double with each step, from 16 to FL_POST_MAX: against 16
+ * at every step, nhpc at one thread took 3% to 7% less time on
+ * "weak_cluster", "heavy_skew" and "large" (n = 30000) and as long on
+ * "uniform", for 0.2% to 3.2% more pairs on the 13 presets; at two
+ * threads 3% to 11% less on the presets at n = 30000.  64 at every step
+ * made "uniform" 23% slower (47% more pairs).  (Heap 0's scratch holds
+ * FL_TEAM_BATCH for team_gains(), and next_stale() used to post up to that
+ * many from it: 16 in nhpc with one heap, and one hc or hpc heap out of 4
+ * T posting 16 while the others posted 1.) */
+static int post_cap(const fl_control *c, int step)
 {
   if (c->mode != FL_MODE_NHPC) return 1;
   int per_lanes = FL_POST_PER_LANE * group_size(c);
-  return per_lanes > FL_POST_MIN ? per_lanes : FL_POST_MIN;
+  int cap = per_lanes > FL_POST_MIN ? per_lanes : FL_POST_MIN;
+  for (; step > 0 && 2 * cap <= FL_POST_MAX; step--) cap *= 2;
+  return cap;
+}
+
+/* The most candidates a leader posts at once. */
+static int post_most(const fl_control *c)
+{
+  return post_cap(c, INT_MAX);
 }
 
 static int batch_size(const fl_control *c)
@@ -169,10 +187,10 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 17.0 * p->m + 16.0 * p->m
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
-    + (H * post_cap(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 49.0 + 4.0 * p->d)
+    + (H * post_most(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 49.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 40.0 + 4.0 * p->d) + 8.0 * K
-    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 12.0 * (post_cap(c) + FL_TEAM_BATCH)
+    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 12.0 * (post_most(c) + FL_TEAM_BATCH)
                     + 4.0 * FL_DOT_BATCH * (K + FL_COLS_PAD) + 64.0
                     + 4.0 * nchunks
                     + 4.0 * fl_thread_stride(1, sizeof(int)));
@@ -260,7 +278,7 @@ static int mf_alloc(fl_mf *r)
   r->distpick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
   r->taken = malloc(T * fl_thread_stride(1, sizeof(int)) * sizeof(int));
-  r->qmax = post_cap(r->c) > FL_TEAM_BATCH ? post_cap(r->c) : FL_TEAM_BATCH;
+  r->qmax = post_most(r->c) > FL_TEAM_BATCH ? post_most(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(tpos_size(r), sizeof(int)) * sizeof(int));
   r->tdf = malloc(T * tdf_size(r) * sizeof(float));
   r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
@@ -280,7 +298,7 @@ static int mf_alloc(fl_mf *r)
   r->refine = r->c->eps > 0 && r->nheaps == 1;
   for (size_t h = 0; h < H; h++) {
     fl_barrier_init(&r->bar[h]);
-    size_t Q = (size_t) post_cap(r->c);
+    size_t Q = (size_t) post_most(r->c);
     if (h == 0 && Q < FL_TEAM_BATCH) Q = FL_TEAM_BATCH;   /* team_gains */
     if (scratch_init(&r->hs[h], Q, nch, (size_t) r->cl.d) != FL_OK) return FL_ERR_NOMEM;
   }
@@ -523,7 +541,7 @@ static int next_stale(fl_mf *r, int h, int steps_done)
   fl_heap *hp = &r->heaps[h];
   fl_mf_heap *s = &r->hs[h];
   s->npend = 0;
-  const int cap = post_cap(r->c);
+  const int cap = post_cap(r->c, steps_done);
   while (s->npend < cap && r->nfresh[h] < r->quota && steps_done < r->steps && hp->size > 0 &&
          hp->a[0].key >= r->stop) {
     int fine = coarse_fresh(r, hp->a[0]);
