@@ -19,7 +19,7 @@
  * so nearly every wait ended in sched_yield(), a system call, which
  * flushes the TLB on a VM without PCID: nhpc at 2 threads ("large", n =
  * 30000) spent 11% of its perf samples in the kernel and 4% in
- * sched_yield(); with these spins, 3% and nearly none, and 3% to 7% less
+ * sched_yield(); with these spins, 3% and nearly none, and 3% to 8% less
  * time on the three presets at n = 30000. */
 #define FL_SPIN_BEFORE_YIELD 1024
 
