@@ -17,6 +17,9 @@
  * the structure the bounds can use and every evaluation pays one distance
  * per leaf (n = 1e6 would otherwise have 4000 leaves). */
 #define FL_MAX_LEAVES 64
+/* The per-cluster arrays kept in single precision (radf to side2f in
+ * fl_clusters.h). */
+#define FL_LEAF_FLOATS 15
 /* Initial facilities are opened this many at a time. */
 #define FL_INIT_BATCH 16
 
@@ -99,7 +102,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
     + (c->eps > 0 ? 4.0 * (n + FL_COLS_PAD) : 0.0)   /* xn */
     + 16.0 * (n + FL_COLS_PAD) + 20.0 * n     /* ws, cover; k-means scratch, bounds */
     + 136.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
-    + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 80.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
+    + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 140.0 * K + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
     + 4.0 * K * d + 8.0 * d + 4.0 * (K + FL_COLS_PAD)   /* muf, org, mun */
     + 4.0 * c->threads * (d + 7.0 * K + 48) + 12.0 * c->threads * (K + 16)   /* scratch */
     + 4.0 * K * d + 44.0 * K   /* the owners */
@@ -116,7 +119,7 @@ void fl_clusters_free(fl_clusters *cl)
   free(cl->org); free(cl->muf); free(cl->mun); free(cl->yf); free(cl->bounds); free(cl->listed);
   free(cl->rms2); free(cl->lnw); free(cl->lnw_all); free(cl->lnmin); free(cl->reach2);
   free(cl->own); free(cl->side2); free(cl->own2); free(cl->oslot); free(cl->ownf);
-  free(cl->chunk); free(cl->csum); free(cl->wact); free(cl->scratch);
+  free(cl->chunk); free(cl->csum); free(cl->wact); free(cl->radf); free(cl->scratch);
   memset(cl, 0, sizeof *cl);
 }
 
@@ -287,6 +290,37 @@ static int int_order(const void *a, const void *b)
   return (u > v) - (u < v);
 }
 
+/* v >= 0 in single precision, rounded up, or down (up = 0). */
+static float float_up(double v, int up)
+{
+  float f = (float) v;
+  if (up && f < v) f = nextafterf(f, INFINITY);
+  if (!up && f > v) f = nextafterf(f, 0.0f);
+  return f;
+}
+
+/* Leaf k's values in single precision for fl_clusters_plan(), from the
+ * doubles; after every change of those (fl_clusters_reduce,
+ * fl_clusters_own). */
+static void leaf_floats(fl_clusters *cl, int k)
+{
+  cl->radf[k] = float_up(cl->rad[k], 1);
+  cl->wactf[k] = float_up(cl->wact[k], 1);
+  cl->wprf[k] = float_up(cl->wpr[k], 1);
+  cl->wallf[k] = float_up(cl->wall[k], 1);
+  cl->minactf[k] = float_up(cl->minact[k], 0);
+  cl->minprf[k] = float_up(cl->minpr[k], 0);
+  cl->minallf[k] = float_up(cl->minall[k], 0);
+  cl->lnwf[k] = (float) cl->lnw[k];
+  cl->lnw_allf[k] = (float) cl->lnw_all[k];
+  cl->lnminf[k] = (float) cl->lnmin[k];
+  cl->lnmin_allf[k] = (float) cl->lnmin_all[k];
+  cl->rms2f[k] = (float) cl->rms2[k];
+  cl->reach2f[k] = (float) cl->reach2[k];
+  cl->own2f[k] = (float) cl->own2[k];
+  cl->side2f[k] = (float) cl->side2[k];
+}
+
 void fl_clusters_own(fl_clusters *cl, const int *idx, int np)
 {
   const int K = cl->K, d = cl->d;
@@ -316,6 +350,7 @@ void fl_clusters_own(fl_clusters *cl, const int *idx, int np)
     const int *at = cl->own[k] >= 0 ?
       bsearch(&cl->own[k], sorted, (size_t) cl->nown, sizeof(int), int_order) : sorted;
     cl->oslot[k] = (int) (at - sorted);
+    leaf_floats(cl, k);
   }
 }
 
@@ -471,6 +506,7 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->reach2 = malloc(K * sizeof(double));
   cl->first = malloc((K + 1) * sizeof(int));
   cl->wact = malloc(6 * K * sizeof(double));
+  cl->radf = malloc(FL_LEAF_FLOATS * K * sizeof(float));
   cl->org = malloc(d * sizeof(double));
   cl->muf = calloc(K * d + FL_COLS_PAD, sizeof(float));   /* padded */
   cl->mun = calloc(K + FL_COLS_PAD, sizeof(float));   /* padded */
@@ -491,6 +527,13 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
     cl->wall = cl->wact + 4 * K; cl->minall = cl->wact + 5 * K;
   }
   if (cl->lnmin) cl->lnmin_all = cl->lnmin + K;
+  if (cl->radf) {
+    float **f[FL_LEAF_FLOATS - 1] = { &cl->wactf, &cl->minactf, &cl->wprf, &cl->minprf,
+                                      &cl->wallf, &cl->minallf, &cl->lnwf, &cl->lnw_allf,
+                                      &cl->lnminf, &cl->lnmin_allf, &cl->rms2f, &cl->reach2f,
+                                      &cl->own2f, &cl->side2f };
+    for (int a = 0; a < FL_LEAF_FLOATS - 1; a++) *f[a] = cl->radf + (a + 1) * K;
+  }
   if (cl->side2) {
     cl->side = cl->side2 + K;
     cl->iside = cl->side + K;
@@ -500,7 +543,7 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   if (cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top &&
       cl->kbase && cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all &&
       cl->lnmin && cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->ownf &&
-      cl->first && cl->wact && cl->org && cl->muf && cl->mun && cl->yf && cl->bounds &&
+      cl->first && cl->wact && cl->radf && cl->org && cl->muf && cl->mun && cl->yf && cl->bounds &&
       cl->listed && cl->scratch && assign &&
       build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
     bisector_spreads(cl);
@@ -511,6 +554,12 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   free(assign);
   if (status != FL_OK) fl_clusters_free(cl);
   return status;
+}
+
+/* fl_positive() in single precision. */
+static inline float positive_f(float v)
+{
+  return 0.5f * (v + fabsf(v));
 }
 
 /* An upper bound on exp(-x) for x >= 0 without exp(): 1 over the degree-6
@@ -692,10 +741,28 @@ static inline FL_INLINE int list_estimated(const fl_clusters *cl, const float *d
 }
 
 #if FL_WIDE
-/* list_estimated() sixteen leaves at a time, the indices packed by
- * AVX-512's compress in a register (compressing into memory is microcoded
- * on Zen 4) and stored whole: the count never passes the leaves seen, so
- * the store stays within idx's K entries.  The scalar loop took a fifth of
+/* Leaves k .. k + 15 whose bit is set in m appended to idx after its n
+ * entries, packed by a compress in a register (compressing into memory is
+ * microcoded on Zen 4) and stored whole: the count never passes the
+ * leaves seen, so the store stays within idx's K entries.  Returns the new
+ * count. */
+static inline FL_WIDE_TARGET int append_leaves(int *idx, int n, __mmask16 m, int k)
+{
+  const __m512i step = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m512i at = _mm512_add_epi32(step, _mm512_set1_epi32(k));
+  _mm512_storeu_si512((void *) (idx + n), _mm512_maskz_compress_epi32(m, at));
+  return n + __builtin_popcount(m);
+}
+
+/* The leaves k .. k + 15 with eval[k] != 0, as a mask. */
+static inline FL_WIDE_TARGET __mmask16 flagged_leaves(const int *eval, int k)
+{
+  __m512i ev = _mm512_loadu_si512((const void *) (eval + k));
+  return _mm512_test_epi32_mask(ev, ev);
+}
+
+/* list_estimated() sixteen leaves at a time (append_leaves).  The scalar
+ * loop took a fifth of
  * the plan's perf samples on "weak_cluster" (n = 12000, one thread), whose
  * plans visit most leaves before this test: the plan and its list took
  * 24% of the solve's samples before, 21% after.  Not inlined: its
@@ -706,11 +773,9 @@ static FL_WIDE_TARGET __attribute__((noinline)) int list_estimated_wide(const fl
                                                                         int *idx)
 {
   const int K = cl->K;
-  const __m512i step = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   int n = 0, k = 0;
   for (; k + 16 <= K; k += 16) {
-    __m512i ev = _mm512_loadu_si512((const void *) (eval + k));
-    __mmask16 m = _mm512_test_epi32_mask(ev, ev);
+    __mmask16 m = flagged_leaves(eval, k);
     if (m == 0) continue;
     __m512 f = _mm512_loadu_ps(df + k);
     __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(f));
@@ -719,10 +784,7 @@ static FL_WIDE_TARGET __attribute__((noinline)) int list_estimated_wide(const fl
       _mm512_cmp_pd_mask(lo, _mm512_loadu_pd(cl->rad + k), _CMP_GT_OQ);
     __mmask8 m1 = _mm512_cmp_pd_mask(_mm512_mul_pd(hi, hi), _mm512_loadu_pd(cl->own2 + k + 8), _CMP_GE_OQ) &
       _mm512_cmp_pd_mask(hi, _mm512_loadu_pd(cl->rad + k + 8), _CMP_GT_OQ);
-    m &= (__mmask16) (m0 | ((unsigned) m1 << 8));
-    __m512i at = _mm512_add_epi32(step, _mm512_set1_epi32(k));
-    _mm512_storeu_si512((void *) (idx + n), _mm512_maskz_compress_epi32(m, at));
-    n += __builtin_popcount(m);
+    n = append_leaves(idx, n, m & (__mmask16) (m0 | ((unsigned) m1 << 8)), k);
   }
   for (; k < K; k++) {
     idx[n] = k;
@@ -731,6 +793,57 @@ static FL_WIDE_TARGET __attribute__((noinline)) int list_estimated_wide(const fl
   return n;
 }
 #endif
+
+/* The thread's scratch of K ints for lists of leaves. */
+static int *leaf_list(const fl_clusters *cl)
+{
+  return cl->listed + (size_t) fl_thread_id() * fl_thread_stride(cl->K, sizeof(int));
+}
+
+#if FL_WIDE
+/* The leaves k with eval[k] != 0 into idx, sixteen at a time; returns
+ * their count. */
+static FL_WIDE_TARGET __attribute__((noinline)) int list_visited_wide(int K, const int *eval,
+                                                                      int *idx)
+{
+  int n = 0, k = 0;
+  for (; k + 16 <= K; k += 16) n = append_leaves(idx, n, flagged_leaves(eval, k), k);
+  for (; k < K; k++) {
+    idx[n] = k;
+    n += eval[k] != 0;
+  }
+  return n;
+}
+#endif
+
+/* The visited leaves with a scan of the flags, four at a time (most leaves
+ * are skipped), and a compress sixteen at a time where there is AVX-512:
+ * the plan's items (plan_one in matrix_free.c), built by scanning the
+ * chunks of every four leaves with one visited, took 390 to 400
+ * time-stamp cycles a plan on "weak_cluster" (n = 12000), now 320, and
+ * 315 against 270 to 285 on "large" (n = 30000). */
+const int *fl_clusters_visited(const fl_clusters *cl, const int *eval, int *n)
+{
+  int *idx = leaf_list(cl), K = cl->K;
+#if FL_WIDE
+  if (fl_wide_vectors()) {
+    *n = list_visited_wide(K, eval, idx);
+    return idx;
+  }
+#endif
+  int count = 0;
+  for (int k = 0; k < K; k += 4) {
+    uint64_t word[2];
+    memcpy(word, eval + k, sizeof word);
+    if ((word[0] | word[1]) == 0) continue;
+    for (int l = k; l < k + 4 && l < K; l++) {
+      idx[count] = l;
+      count += eval[l] != 0;
+    }
+  }
+  *n = count;
+  return idx;
+}
 
 /* The gain estimate's test (see FL_GAIN_FRACTION) on the leaves the plan
  * would visit with yc outside their ball and not nearer to their center
@@ -750,7 +863,7 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
   const int K = cl->K;
   const float *cp = ps + K, *icp = cp + K;
   float *under = ps, *ex = ps + 3 * K, *qn = ex + K, *qd = qn + K;
-  int *idx = cl->listed + (size_t) fl_thread_id() * fl_thread_stride(K, sizeof(int));
+  int *idx = leaf_list(cl);
 #if FL_WIDE
   int n = wide ? list_estimated_wide(cl, df, eval, idx) : list_estimated(cl, df, eval, idx);
 #else
@@ -790,62 +903,100 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
   return left;
 }
 
+/* exp_neg_upper() in single precision, times 1 + FL_SIM_SLACK + 2^-18:
+ * for x >= 0 the 24 roundings of the polynomial (all its terms positive)
+ * and the division move it by less than 1.5e-6 relatively, 2^-18 is
+ * 3.8e-6. */
+static inline float exp_neg_upper_f(float x)
+{
+  const float lift = (float) ((1.0 + FL_SIM_SLACK) * (1.0 + 0x1p-18));
+  float p = 1.0f + x * (1.0f / 6.0f);
+  p = 1.0f + x * (1.0f / 5.0f) * p;
+  p = 1.0f + x * 0.25f * p;
+  p = 1.0f + x * (1.0f / 3.0f) * p;
+  p = 1.0f + x * 0.5f * p;
+  p = 1.0f + x * p;
+  return lift / p;
+}
+
 /* One loop over the clusters, reach and decision together, branch-free:
  * it vectorises (as two loops, a vectorised reach then a scalar plan, they
  * took 19% of nhpc's time at n = 30000); then the gain estimates of the
- * leaves it would visit. */
+ * leaves it would visit.  The loop runs in single precision, twice as many
+ * clusters a vector (the cluster values in floats, rounded so that the
+ * bounds stay bounds: see leaf_floats and below), and adds its bounds in
+ * double precision.  In the rounds of nhpc at one thread it took 1250 to
+ * 1280 time-stamp cycles a plan in double precision and 1010 so on
+ * "weak_cluster" (n = 12000), 1640 to 2090 and 1260 to 1370 on "large" (n
+ * = 30000); the selections stayed the same on the 13 presets, and the
+ * pairs within 0.0002%. */
 static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, float *df,
                                     double thresh, int all, fl_cold cold, int *eval,
                                     double *skipped, int wide)
 {
-  const double lift = FL_DOT_LIFT(cl->d) * cand->ynorm, shrink = FL_REACH_SHRINK;
-  const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, inv2s2 = cl->inv2s2;
+  /* The gap of ball_reach() taken at most: the shrink below (1 - 2^-22)
+   * FL_REACH_SHRINK and the lift above its value, so that their products
+   * and sum round to at most and at least the exact ones; each side of the
+   * difference off by at most 2^-24 of it, so 2^-21 of their sum more
+   * keeps the gap below the exact one.  The exponent's scale is rounded
+   * down by 2^-21 for the two roundings of gap^2 scale. */
+  const float lift = float_up(FL_DOT_LIFT(cl->d) * cand->ynorm, 1);
+  const float shrink = (float) (FL_REACH_SHRINK * (1.0 - 0x1p-22));
+  const float scale = (float) ((1.0 - FL_RAD_SLACK) * cl->inv2s2 * (1.0 - 0x1p-21));
+  const float inv2s2 = (float) cl->inv2s2;
   /* the first evaluations, the mass estimates of the leaves skipped added */
   const int first = skipped && cold == FL_COLD_NONE;
   const double est = first ? FL_GUESS_EST_FRACTION : FL_EST_FRACTION;
-  const double lnt = thresh > 0 ? log(est * thresh) : 0.0;
+  const float lnt = thresh > 0 ? (float) log(est * thresh) : 0.0f;
   /* leaves beyond: tested by their mass alone (negative: no such test; a
-   * double, see skip_cold) */
-  const double far2 = first ? FL_FAR_RMS * FL_FAR_RMS : -1.0;
+   * float, see skip_cold) */
+  const float far2 = first ? FL_FAR_RMS * FL_FAR_RMS : -1.0f;
   /* pruned clients are visited with the others (all), or bounded apart */
-  const double *w = all ? cl->wall : cl->wact, *low = all ? cl->minall : cl->minact;
-  const double *lnw = all ? cl->lnw_all : cl->lnw, wpr_scale = all ? 0.0 : 1.0;
-  const double *rad = cl->rad, *rms2 = cl->rms2, *wpr = cl->wpr, *minpr = cl->minpr;
-  const double *lnmin = all ? cl->lnmin_all : cl->lnmin, *reach2 = cl->reach2;
-  /* doubles, as thresh: an int flag in the loop kept GCC from vectorising it */
-  const double skip_cold = cold != FL_COLD_NONE && thresh > 0 ? 1.0 : 0.0;
-  const double near_test = cold == FL_COLD_ALL ? 1.0 : 0.0;
+  const float *w = all ? cl->wallf : cl->wactf, *low = all ? cl->minallf : cl->minactf;
+  const float *lnw = all ? cl->lnw_allf : cl->lnwf, wpr_scale = all ? 0.0f : 1.0f;
+  const float *rad = cl->radf, *rms2 = cl->rms2f, *wpr = cl->wprf, *minpr = cl->minprf;
+  const float *lnmin = all ? cl->lnmin_allf : cl->lnminf, *reach2 = cl->reach2f;
+  /* floats, as thresh: an int flag in the loop kept GCC from vectorising it */
+  const float skip_cold = cold != FL_COLD_NONE && thresh > 0 ? 1.0f : 0.0f;
+  const float near_test = cold == FL_COLD_ALL ? 1.0f : 0.0f, thresh_f = (float) thresh;
   float *ps = plan_scratch(cl);
   const float *cp2 = skip_cold > 0 ? owner_distances(cl, cand, ps) : df;
-  const double *own2 = cl->own2, *side2 = cl->side2;
+  const float *own2 = cl->own2f, *side2 = cl->side2f;
   double *bk = cl->bounds + (size_t) fl_thread_id() * fl_thread_stride(cl->K, sizeof(double));
   const int *oslot = cl->oslot;
+  /* a product of floats at least that of the rounded-up w and the hw -
+   * minimum rounded from below: 1 + 2^-22 covers its two roundings */
+  const double up = 1.0 + 0x1p-22;
   double left = 0.0;
   if (skipped) *skipped = 0.0;
   FL_SIMD_SUM(left)
   for (int k = 0; k < cl->K; k++) {
-    double dist = df[k], hw = ball_reach(dist, rad[k], shrink, lift, scale);
-    double b = w[k] * fl_positive(hw - low[k]);
+    float dist = df[k], near_side = dist * shrink, far_side = lift + rad[k];
+    float gap = positive_f(near_side - far_side - 0x1p-21f * (near_side + far_side));
+    float hw = exp_neg_upper_f(gap * gap * scale);
+    float bf = w[k] * positive_f(hw - low[k]);
     /* log of the mass estimate at least log(FL_EST_FRACTION thresh)? */
     int mass = lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
     /* log of the similarity at the near point at most log(min coverage)? */
-    double near2 = fl_positive(dist * dist + rms2[k] - reach2[k] * dist);
+    float near2 = positive_f(dist * dist + rms2[k] - reach2[k] * dist);
     /* (dist^2 - own2) / |yc - owner| >= side, without a square root */
-    double gap = dist * dist - own2[k];
-    int beyond = (gap >= 0) & (gap * gap >= side2[k] * cp2[oslot[k]]) & (dist > rad[k]);
+    float own_gap = dist * dist - own2[k];
+    int beyond = (own_gap >= 0) & (own_gap * own_gap >= side2[k] * cp2[oslot[k]]) &
+      (dist > rad[k]);
     int covered = (skip_cold > 0) & (((near_test > 0) & (-near2 * inv2s2 <= lnmin[k])) | beyond);
     int near = (far2 < 0) | (dist <= rad[k]) | (dist * dist < far2 * rms2[k]);
-    int bounded = (b >= thresh) & near;
-    int visit = (b > 0) & !covered & (bounded | mass);   /* & and |: no branches */
+    int bounded = (bf >= thresh_f) & near;
+    int visit = (bf > 0) & !covered & (bounded | mass);   /* & and |: no branches */
+    double b = (double) bf * up;
     eval[k] = visit;
     bk[k] = b;
-    left += wpr_scale * wpr[k] * fl_positive(hw - minpr[k]) + (visit ? 0.0 : b);
+    left += (double) (wpr_scale * wpr[k] * positive_f(hw - minpr[k])) * up + (visit ? 0.0 : b);
   }
   if (skip_cold > 0) {
     double fraction = skipped ? FL_GUESS_GAIN_FRACTION : FL_GAIN_FRACTION;
     left += drop_estimated(cl, df, ps, log(fraction * thresh), eval, bk, skipped, wide);
   }
-  if (first) *skipped = skipped_mass(cl, df, eval, w);
+  if (first) *skipped = skipped_mass(cl, df, eval, all ? cl->wall : cl->wact);
   return left;
 }
 
@@ -1117,6 +1268,7 @@ void fl_clusters_reduce(fl_clusters *cl)
     cl->lnw_all[k] = s.wact + s.wpr > 0 ? log(s.wact + s.wpr) : -HUGE_VAL;
     cl->lnmin[k] = s.minact > 0 ? log(s.minact) : -HUGE_VAL;
     cl->lnmin_all[k] = cl->minall[k] > 0 ? log(cl->minall[k]) : -HUGE_VAL;
+    leaf_floats(cl, k);
   }
 }
 

@@ -167,6 +167,12 @@ typedef struct {
    * of the active clients, of the pruned ones and of all, by field so that
    * the plan's loop over the clusters vectorises. */
   double *wact, *minact, *wpr, *minpr, *wall, *minall;
+  /* The per-cluster values fl_clusters_plan() reads, in single precision
+   * (leaf_floats in fl_clusters.c; one block from radf, K each): the
+   * weights and radii rounded up and the coverage minima down, so that its
+   * bounds stay bounds, the rest to nearest. */
+  float *radf, *wactf, *minactf, *wprf, *minprf, *wallf, *minallf, *lnwf, *lnw_allf;
+  float *lnminf, *lnmin_allf, *rms2f, *reach2f, *own2f, *side2f;
   double *scratch;         /* per thread: room to reorder one chunk */
   double pairs;            /* kernel evaluations of the set-up */
 } fl_clusters;
@@ -270,6 +276,11 @@ typedef enum {
  * id. */
 double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
                         int all, fl_cold cold, int *eval, double *skipped);
+
+/* The clusters a plan visits (eval[k] != 0, eval padded with four zeros),
+ * in order, into the calling thread's scratch (K ints, the one the plan
+ * uses: read it before the thread's next plan); *n receives their count. */
+const int *fl_clusters_visited(const fl_clusters *cl, const int *eval, int *n);
 
 /* Partial gains gain[q] of nq <= FL_DOT_BATCH candidates over the active
  * clients of chunk ch (all clients when all != 0): in single precision,

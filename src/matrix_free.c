@@ -344,24 +344,17 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, float *df, int all, int tid
   double thresh = fine ? FL_FINE_FRACTION * r->thresh : r->thresh;
   fl_cold cold = all || r->guess ? FL_COLD_NONE : fine ? FL_COLD_OWNER : FL_COLD_ALL;
   s->left[q] = fl_clusters_plan(cl, &s->cand[q], df, thresh, all, cold, eval, skipped);
-  int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0;
+  int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0, nleaves;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
-  for (int k = 0; k < cl->K; k += 4) {
-    uint64_t word[2];   /* most leaves are skipped: four flags at a time */
-    memcpy(word, eval + k, sizeof word);
-    if ((word[0] | word[1]) == 0) continue;
-    /* the chunks of the four leaves without a branch on each: whether a
-     * leaf is visited, and whether a chunk is empty, are hard to predict */
-    int end = cl->first[k + 4 < cl->K ? k + 4 : cl->K];
-    for (int ch = cl->first[k]; ch < end; ch++) {
-      const fl_chunk *c = &cl->chunk[ch];
-      int v = chunk_pairs(c, all), take = eval[c->cluster] & (v > 0);
+  const int *leaf = fl_clusters_visited(cl, eval, &nleaves);
+  for (int t = 0; t < nleaves; t++)
+    for (int ch = cl->first[leaf[t]]; ch < cl->first[leaf[t] + 1]; ch++) {
+      int v = chunk_pairs(&cl->chunk[ch], all);   /* no branch: empty chunks are common */
       cum[n] = visits;
       items[n] = ch;
-      n += take;
-      visits += take * v;
+      n += v > 0;
+      visits += v;
     }
-  }
   cum[n] = visits;
   s->nitems[q] = n;
 }
