@@ -290,27 +290,26 @@ static int int_order(const void *a, const void *b)
   return (u > v) - (u < v);
 }
 
-/* v >= 0 in single precision, rounded up, or down (up = 0). */
-static float float_up(double v, int up)
+/* v >= 0 in single precision, at least v (dir = 1) or at most v (dir =
+ * -1): moved by 2^-23 of it and by the smallest float before the rounding
+ * to nearest, which moves it by at most 2^-24 of it or half that float. */
+static inline float float_toward(double v, int dir)
 {
-  float f = (float) v;
-  if (up && f < v) f = nextafterf(f, INFINITY);
-  if (!up && f > v) f = nextafterf(f, 0.0f);
-  return f;
+  return (float) (v * (1.0 + dir * 0x1p-23) + dir * 0x1p-149);
 }
 
 /* Leaf k's values in single precision for fl_clusters_plan(), from the
- * doubles; after every change of those (fl_clusters_reduce,
+ * doubles; after every change of those (fl_clusters_reduce; own2f also in
  * fl_clusters_own). */
 static void leaf_floats(fl_clusters *cl, int k)
 {
-  cl->radf[k] = float_up(cl->rad[k], 1);
-  cl->wactf[k] = float_up(cl->wact[k], 1);
-  cl->wprf[k] = float_up(cl->wpr[k], 1);
-  cl->wallf[k] = float_up(cl->wall[k], 1);
-  cl->minactf[k] = float_up(cl->minact[k], 0);
-  cl->minprf[k] = float_up(cl->minpr[k], 0);
-  cl->minallf[k] = float_up(cl->minall[k], 0);
+  cl->radf[k] = float_toward(cl->rad[k], 1);
+  cl->wactf[k] = float_toward(cl->wact[k], 1);
+  cl->wprf[k] = float_toward(cl->wpr[k], 1);
+  cl->wallf[k] = float_toward(cl->wall[k], 1);
+  cl->minactf[k] = float_toward(cl->minact[k], -1);
+  cl->minprf[k] = float_toward(cl->minpr[k], -1);
+  cl->minallf[k] = float_toward(cl->minall[k], -1);
   cl->lnwf[k] = (float) cl->lnw[k];
   cl->lnw_allf[k] = (float) cl->lnw_all[k];
   cl->lnminf[k] = (float) cl->lnmin[k];
@@ -350,7 +349,7 @@ void fl_clusters_own(fl_clusters *cl, const int *idx, int np)
     const int *at = cl->own[k] >= 0 ?
       bsearch(&cl->own[k], sorted, (size_t) cl->nown, sizeof(int), int_order) : sorted;
     cl->oslot[k] = (int) (at - sorted);
-    leaf_floats(cl, k);
+    cl->own2f[k] = (float) cl->own2[k];
   }
 }
 
@@ -940,7 +939,7 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
    * difference off by at most 2^-24 of it, so 2^-21 of their sum more
    * keeps the gap below the exact one.  The exponent's scale is rounded
    * down by 2^-21 for the two roundings of gap^2 scale. */
-  const float lift = float_up(FL_DOT_LIFT(cl->d) * cand->ynorm, 1);
+  const float lift = float_toward(FL_DOT_LIFT(cl->d) * cand->ynorm, 1);
   const float shrink = (float) (FL_REACH_SHRINK * (1.0 - 0x1p-22));
   const float scale = (float) ((1.0 - FL_RAD_SLACK) * cl->inv2s2 * (1.0 - 0x1p-21));
   const float inv2s2 = (float) cl->inv2s2;
