@@ -561,22 +561,6 @@ static inline float positive_f(float v)
   return 0.5f * (v + fabsf(v));
 }
 
-/* An upper bound on exp(-x) for x >= 0 without exp(): 1 over the degree-6
- * Taylor polynomial of exp(x), which is below exp(x).  Within 1% of exp(-x)
- * up to x = 2.3 (the bounds that matter) and vectorisable.  (The rounded
- * coefficients move the polynomial by a few ulps, far inside
- * FL_SIM_SLACK.) */
-static inline double exp_neg_upper(double x)
-{
-  double p = 1.0 + x * (1.0 / 6.0);
-  p = 1.0 + x * (1.0 / 5.0) * p;
-  p = 1.0 + x * 0.25 * p;
-  p = 1.0 + x * (1.0 / 3.0) * p;
-  p = 1.0 + x * 0.5 * p;
-  p = 1.0 + x * p;
-  return 1.0 / p;
-}
-
 #if FL_WIDE
 /* sqrtf_in_place() sixteen at a time. */
 static FL_WIDE_TARGET __attribute__((noinline)) void sqrtf_wide(float *v, int n)
@@ -661,25 +645,63 @@ static const float *owner_distances(const fl_clusters *cl, const fl_cand *cand, 
   return cp2;
 }
 
-/* The bound on the similarity to any client of a ball of radius rad whose
- * center is at computed distance dist. */
-static inline double ball_reach(double dist, double rad, double shrink, double lift,
-                                double scale)
+/* An upper bound on exp(-x) for x >= 0 without exp(), in single
+ * precision: 1 over the degree-6 Taylor polynomial of exp(x), which is
+ * below exp(x), times 1 + FL_SIM_SLACK + 2^-18.  Within 1% of exp(-x) up
+ * to x = 2.3 (the bounds that matter) and vectorisable, sixteen a vector
+ * with AVX-512.  The 24 roundings of the polynomial (all its terms
+ * positive), those of its coefficients and the division move it by less
+ * than 1.5e-6 relatively; 2^-18 is 3.8e-6. */
+static inline float exp_neg_upper(float x)
 {
-  double gap = fl_positive(dist * shrink - lift - rad);
-  return exp_neg_upper(gap * gap * scale) * (1.0 + FL_SIM_SLACK);
+  const float lift = (float) ((1.0 + FL_SIM_SLACK) * (1.0 + 0x1p-18));
+  float p = 1.0f + x * (1.0f / 6.0f);
+  p = 1.0f + x * (1.0f / 5.0f) * p;
+  p = 1.0f + x * 0.25f * p;
+  p = 1.0f + x * (1.0f / 3.0f) * p;
+  p = 1.0f + x * 0.5f * p;
+  p = 1.0f + x * p;
+  return lift / p;
+}
+
+/* The terms of ball_reach() for a candidate at |yc - org| = ynorm.  The
+ * distance to a ball is at least the computed distance to its center
+ * times FL_REACH_SHRINK, less the lift and the radius (see FL_DOT_LIFT);
+ * here the shrink is taken below (1 - 2^-22) FL_REACH_SHRINK and the lift
+ * above its value, so that their product and sum round to at most and at
+ * least the exact ones, and the exponent's scale 2^-21 below, for the two
+ * roundings of gap^2 scale. */
+typedef struct { float lift, shrink, scale; } fl_reach_terms;
+
+static fl_reach_terms reach_terms(const fl_clusters *cl, double ynorm)
+{
+  fl_reach_terms t = {
+    float_toward(FL_DOT_LIFT(cl->d) * ynorm, 1), (float) (FL_REACH_SHRINK * (1.0 - 0x1p-22)),
+    (float) ((1.0 - FL_RAD_SLACK) * cl->inv2s2 * (1.0 - 0x1p-21))
+  };
+  return t;
+}
+
+/* The bound on the similarity to any client of a ball of radius rad (from
+ * cl->radf, rounded up) whose center is at computed distance dist: each
+ * side of the gap's difference is off by at most 2^-24 of it, so 2^-21 of
+ * their sum more keeps the gap below the exact one. */
+static inline float ball_reach(float dist, float rad, fl_reach_terms t)
+{
+  float near_side = dist * t.shrink, far_side = t.lift + rad;
+  float gap = positive_f(near_side - far_side - 0x1p-21f * (near_side + far_side));
+  return exp_neg_upper(gap * gap * t.scale);
 }
 
 FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const fl_cand *cand, double *hw,
                                  double *dist)
 {
-  const float *df = cand_distances(cl, cand);
-  const double lift = FL_DOT_LIFT(cl->d) * cand->ynorm, shrink = FL_REACH_SHRINK;
-  const double scale = (1.0 - FL_RAD_SLACK) * cl->inv2s2, *rad = cl->rad;
+  const float *df = cand_distances(cl, cand), *rad = cl->radf;
+  const fl_reach_terms t = reach_terms(cl, cand->ynorm);
   FL_SIMD
   for (int k = 0; k < cl->K; k++) {
     dist[k] = df[k];
-    hw[k] = ball_reach(dist[k], rad[k], shrink, lift, scale);
+    hw[k] = ball_reach(df[k], rad[k], t);
   }
 }
 
@@ -902,28 +924,12 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
   return left;
 }
 
-/* exp_neg_upper() in single precision, times 1 + FL_SIM_SLACK + 2^-18:
- * for x >= 0 the 24 roundings of the polynomial (all its terms positive)
- * and the division move it by less than 1.5e-6 relatively, 2^-18 is
- * 3.8e-6. */
-static inline float exp_neg_upper_f(float x)
-{
-  const float lift = (float) ((1.0 + FL_SIM_SLACK) * (1.0 + 0x1p-18));
-  float p = 1.0f + x * (1.0f / 6.0f);
-  p = 1.0f + x * (1.0f / 5.0f) * p;
-  p = 1.0f + x * 0.25f * p;
-  p = 1.0f + x * (1.0f / 3.0f) * p;
-  p = 1.0f + x * 0.5f * p;
-  p = 1.0f + x * p;
-  return lift / p;
-}
-
 /* One loop over the clusters, reach and decision together, branch-free:
  * it vectorises (as two loops, a vectorised reach then a scalar plan, they
  * took 19% of nhpc's time at n = 30000); then the gain estimates of the
  * leaves it would visit.  The loop runs in single precision, twice as many
  * clusters a vector (the cluster values in floats, rounded so that the
- * bounds stay bounds: see leaf_floats and below), and adds its bounds in
+ * bounds stay bounds: see leaf_floats and ball_reach), and adds its bounds in
  * double precision.  In the rounds of nhpc at one thread it took 1250 to
  * 1280 time-stamp cycles a plan in double precision and 1010 so on
  * "weak_cluster" (n = 12000), 1640 to 2090 and 1260 to 1370 on "large" (n
@@ -933,15 +939,7 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
                                     double thresh, int all, fl_cold cold, int *eval,
                                     double *skipped, int wide)
 {
-  /* The gap of ball_reach() taken at most: the shrink below (1 - 2^-22)
-   * FL_REACH_SHRINK and the lift above its value, so that their products
-   * and sum round to at most and at least the exact ones; each side of the
-   * difference off by at most 2^-24 of it, so 2^-21 of their sum more
-   * keeps the gap below the exact one.  The exponent's scale is rounded
-   * down by 2^-21 for the two roundings of gap^2 scale. */
-  const float lift = float_toward(FL_DOT_LIFT(cl->d) * cand->ynorm, 1);
-  const float shrink = (float) (FL_REACH_SHRINK * (1.0 - 0x1p-22));
-  const float scale = (float) ((1.0 - FL_RAD_SLACK) * cl->inv2s2 * (1.0 - 0x1p-21));
+  const fl_reach_terms reach = reach_terms(cl, cand->ynorm);
   const float inv2s2 = (float) cl->inv2s2;
   /* the first evaluations, the mass estimates of the leaves skipped added */
   const int first = skipped && cold == FL_COLD_NONE;
@@ -970,9 +968,7 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   if (skipped) *skipped = 0.0;
   FL_SIMD_SUM(left)
   for (int k = 0; k < cl->K; k++) {
-    float dist = df[k], near_side = dist * shrink, far_side = lift + rad[k];
-    float gap = positive_f(near_side - far_side - 0x1p-21f * (near_side + far_side));
-    float hw = exp_neg_upper_f(gap * gap * scale);
+    float dist = df[k], hw = ball_reach(dist, rad[k], reach);
     float bf = w[k] * positive_f(hw - low[k]);
     /* log of the mass estimate at least log(FL_EST_FRACTION thresh)? */
     int mass = lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
