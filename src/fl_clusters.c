@@ -743,10 +743,10 @@ static inline FL_INLINE int estimated(const fl_clusters *cl, const float *df, co
   return eval[l] & (dist * dist >= cl->own2[l]) & (dist > cl->rad[l]);
 }
 
-/* The leaves drop_estimated() estimates into idx, in order; returns their
- * count. */
-static inline FL_INLINE int list_estimated(const fl_clusters *cl, const float *df,
-                                           const int *eval, int *idx)
+/* The visited leaves (eval[l] != 0), or with estimate those of them that
+ * drop_estimated() estimates, into idx, in order; returns their count. */
+static inline FL_INLINE int list_leaves(const fl_clusters *cl, const float *df,
+                                        const int *eval, int estimate, int *idx)
 {
   int n = 0;
   for (int k = 0; k < cl->K; k += 4) {
@@ -755,7 +755,7 @@ static inline FL_INLINE int list_estimated(const fl_clusters *cl, const float *d
     if ((word[0] | word[1]) == 0) continue;
     for (int l = k; l < k + 4 && l < cl->K; l++) {
       idx[n] = l;
-      n += estimated(cl, df, eval, l);
+      n += estimate ? estimated(cl, df, eval, l) : eval[l] != 0;
     }
   }
   return n;
@@ -782,7 +782,7 @@ static inline FL_WIDE_TARGET __mmask16 flagged_leaves(const int *eval, int k)
   return _mm512_test_epi32_mask(ev, ev);
 }
 
-/* list_estimated() sixteen leaves at a time (append_leaves).  The scalar
+/* list_leaves() with estimate, sixteen leaves at a time (append_leaves).  The scalar
  * loop took a fifth of
  * the plan's perf samples on "weak_cluster" (n = 12000, one thread), whose
  * plans visit most leaves before this test: the plan and its list took
@@ -845,24 +845,14 @@ static FL_WIDE_TARGET __attribute__((noinline)) int list_visited_wide(int K, con
  * 315 against 270 to 285 on "large" (n = 30000). */
 const int *fl_clusters_visited(const fl_clusters *cl, const int *eval, int *n)
 {
-  int *idx = leaf_list(cl), K = cl->K;
+  int *idx = leaf_list(cl);
 #if FL_WIDE
   if (fl_wide_vectors()) {
-    *n = list_visited_wide(K, eval, idx);
+    *n = list_visited_wide(cl->K, eval, idx);
     return idx;
   }
 #endif
-  int count = 0;
-  for (int k = 0; k < K; k += 4) {
-    uint64_t word[2];
-    memcpy(word, eval + k, sizeof word);
-    if ((word[0] | word[1]) == 0) continue;
-    for (int l = k; l < k + 4 && l < K; l++) {
-      idx[count] = l;
-      count += eval[l] != 0;
-    }
-  }
-  *n = count;
+  *n = list_leaves(cl, NULL, eval, 0, idx);
   return idx;
 }
 
@@ -886,10 +876,10 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
   float *under = ps, *ex = ps + 3 * K, *qn = ex + K, *qd = qn + K;
   int *idx = leaf_list(cl);
 #if FL_WIDE
-  int n = wide ? list_estimated_wide(cl, df, eval, idx) : list_estimated(cl, df, eval, idx);
+  int n = wide ? list_estimated_wide(cl, df, eval, idx) : list_leaves(cl, df, eval, 1, idx);
 #else
   (void) wide;
-  int n = list_estimated(cl, df, eval, idx);
+  int n = list_leaves(cl, df, eval, 1, idx);
 #endif
   const double tau_scale = cl->inv2s2 / FL_COLD_SD;
   const double *lnw = cl->lnw, *rms2 = cl->rms2, *own2 = cl->own2;
