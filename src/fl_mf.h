@@ -13,12 +13,12 @@
 /* Per-heap evaluation scratch, shared by the threads of the group working
  * on that heap, with room for Q candidates (post_most() in matrix_free.c,
  * FL_TEAM_BATCH for heap 0 and the per-thread scratch).  The leader posts
- * up to post_cap() of them at a time; the lanes plan them (candidate q by
- * lane q mod M), then share out their work items (the chunks each plan
- * visits): each lane takes its share of each candidate's client visits
- * (eval_share in matrix_free.c).  posted is double-buffered by step
- * parity, so the leader may post the next step while followers still read
- * the last. */
+ * up to post_cap() of them at a time; the lanes plan them (a run of them
+ * each), then share out their work items (the chunks each plan visits):
+ * each lane takes its share of each candidate's client visits (eval_share
+ * in matrix_free.c), the shares following the lanes' speeds (balanced_cut).
+ * posted is double-buffered by step parity, so the leader may post the
+ * next step while followers still read the last. */
 typedef struct {
   int posted[2];
   int npend;
@@ -71,6 +71,8 @@ typedef struct {
   double *hwpick;        /* batch x K reaches of the picks */
   double *distpick;      /* K scratch */
   double *tcount;        /* per thread, padded: pairs, evaluations */
+  double *lanes;         /* per thread, padded: its records of the last steps, by
+                          * step parity (see balanced_cut in matrix_free.c) */
   int *teval;            /* per thread, K + 4 (the last 4 zero): a plan's clusters */
   int qmax;              /* most candidates evaluated together */
   int *tpos;             /* per thread, 3 qmax + nchunks: eval_share's cursors and

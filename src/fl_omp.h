@@ -23,6 +23,7 @@ static inline size_t fl_thread_stride(size_t count, size_t size)
 #define FL_SIMD_SUM(...) FL_PRAGMA(omp simd reduction(+:__VA_ARGS__))
 static inline int fl_thread_id(void) { return omp_get_thread_num(); }
 static inline int fl_team_size(void) { return omp_get_num_threads(); }
+static inline double fl_wtime(void) { return omp_get_wtime(); }
 typedef omp_lock_t fl_lock;
 static inline void fl_lock_init(fl_lock *l) { omp_init_lock(l); }
 static inline void fl_lock_destroy(fl_lock *l) { omp_destroy_lock(l); }
@@ -33,6 +34,7 @@ static inline void fl_lock_unset(fl_lock *l) { omp_unset_lock(l); }
 #define FL_SIMD_SUM(...)
 static inline int fl_thread_id(void) { return 0; }
 static inline int fl_team_size(void) { return 1; }
+static inline double fl_wtime(void) { return 0.0; }
 typedef int fl_lock;
 static inline void fl_lock_init(fl_lock *l) { *l = 0; }
 static inline void fl_lock_destroy(fl_lock *l) { (void) l; }

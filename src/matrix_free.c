@@ -180,6 +180,16 @@ static int batch_size(const fl_control *c)
   return b < 1 ? 1 : b;
 }
 
+/* Doubles of each thread's records of the last two steps (balanced_cut):
+ * share, seconds and work of its plans and of its client visits. */
+#define FL_LANE_REC 3
+enum { FL_PHASE_PLANS, FL_PHASE_VISITS };
+
+static size_t lane_stride(void)
+{
+  return fl_thread_stride(4 * FL_LANE_REC, sizeof(double));
+}
+
 double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
 {
   if (!is_matrix_free(c->mode)) return 0.0;
@@ -190,7 +200,8 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
     + (H * post_most(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 49.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 40.0 + 4.0 * p->d) + 8.0 * K
-    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 12.0 * (post_most(c) + FL_TEAM_BATCH)
+    + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 8.0 * lane_stride()
+                    + 12.0 * (post_most(c) + FL_TEAM_BATCH)
                     + 4.0 * FL_DOT_BATCH * (K + FL_COLS_PAD) + 64.0
                     + 4.0 * nchunks
                     + 4.0 * fl_thread_stride(1, sizeof(int)));
@@ -233,7 +244,7 @@ static void mf_free(fl_mf *r)
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->fine_round);
   free(r->settle_round); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->pcand); free(r->pyo);
-  free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount);
+  free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount); free(r->lanes);
   free(r->teval); free(r->tpos); free(r->tdf); free(r->taken);
   fl_clusters_free(&r->cl);
 }
@@ -277,6 +288,7 @@ static int mf_alloc(fl_mf *r)
   r->hwpick = malloc(b * K * sizeof(double));
   r->distpick = malloc(K * sizeof(double));
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
+  r->lanes = calloc(T * lane_stride(), sizeof(double));   /* 0: no records yet */
   r->taken = malloc(T * fl_thread_stride(1, sizeof(int)) * sizeof(int));
   r->qmax = post_most(r->c) > FL_TEAM_BATCH ? post_most(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(tpos_size(r), sizeof(int)) * sizeof(int));
@@ -285,7 +297,7 @@ static int mf_alloc(fl_mf *r)
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
       !r->from || !r->pick || !r->pcand || !r->pyo ||
-      !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount ||
+      !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount || !r->lanes ||
       !r->teval || !r->tpos || !r->tdf || !r->taken)
     return FL_ERR_NOMEM;
   for (size_t t = 0; t < T; t++) {   /* eval_share's buckets, empty */
@@ -371,48 +383,68 @@ static inline void prefetch_row(const double *row, int d)
 #endif
 }
 
-/* Plan posted candidates q0, q0 + M, ... (up to FL_DOT_BATCH of them),
- * their distances to the centers computed together. */
-static void plan_batch(fl_mf *r, fl_mf_heap *s, int q0, int M, int all, int tid)
+/* Plan posted candidates q0..q1-1 (at most FL_DOT_BATCH), their
+ * distances to the centers computed together. */
+static void plan_batch(fl_mf *r, fl_mf_heap *s, int q0, int q1, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
   const fl_cand *cand[FL_DOT_BATCH];
   float *df = r->tdf + (size_t) tid * tdf_size(r);
-  int nq = 0;
   /* The posted candidates' rows are seldom in the caches: 5% of nhpc's
    * perf samples on "weak_cluster" (n = 12000, one thread) were of
    * loading them in fl_clusters_offset, 1.2% with all their loads
    * started first. */
-  for (int q = q0, t = 0; q < s->npend && t < FL_DOT_BATCH; q += M, t++)
-    prefetch_row(cl->y + (size_t) s->pending[q].idx * cl->d, cl->d);
-  for (int q = q0; q < s->npend && nq < FL_DOT_BATCH; q += M) {
+  for (int q = q0; q < q1; q++) prefetch_row(cl->y + (size_t) s->pending[q].idx * cl->d, cl->d);
+  for (int q = q0; q < q1; q++) {
     const double *yc = cl->y + (size_t) s->pending[q].idx * cl->d;
     fl_clusters_offset(cl, yc, s->yo + (size_t) q * cl->d, &s->cand[q]);
-    cand[nq++] = &s->cand[q];
+    cand[q - q0] = &s->cand[q];
   }
-  fl_clusters_distances(cl, nq, cand, df);
-  for (int t = 0; t < nq; t++) plan_one(r, s, q0 + t * M, df + (size_t) t * cl->krow, all, tid);
+  fl_clusters_distances(cl, q1 - q0, cand, df);
+  for (int q = q0; q < q1; q++) plan_one(r, s, q, df + (size_t) (q - q0) * cl->krow, all, tid);
 }
 
-/* Candidate q's first item in lane `lane`'s share of M (nitems for lane
- * M): the first before which lie at least lane / M of its client visits.
- * Each candidate's items are split apart, so the lanes share every
- * evaluation's visits evenly (within an item) for a binary search over
- * its items.  One run of chunk ids per lane, balanced over the posted
+/* A lane's share of its group's evaluation step: the fractions [lo, hi)
+ * of the posted candidates it plans (one run of them, so that no two
+ * lanes write the same cache line) and of each candidate's client visits
+ * it evaluates.  Adjacent lanes compute the cut between them by the same
+ * expression, so the shares never overlap or leave a gap (see
+ * balanced_cut). */
+typedef struct { double lo, hi; } fl_cut;
+typedef struct { fl_cut plans, visits; } fl_share;
+
+static fl_share even_share(int lane, int M)
+{
+  fl_cut c = { (double) lane / M, (double) (lane + 1) / M };
+  fl_share sh = { c, c };
+  return sh;
+}
+
+/* The first of n items whose position is at least fraction f of the way. */
+static int cut_at(double f, int n)
+{
+  return f >= 1.0 ? n : (int) (f * n);
+}
+
+/* Candidate q's first item at fraction f of its client visits (nitems for
+ * f = 1): the first before which lie at least f of them.  Each
+ * candidate's items are split apart, so the lanes share every
+ * evaluation's visits as balanced_cut() says (within an item) for a
+ * binary search over its items.  One run of chunk ids per lane, balanced over the posted
  * candidates' visits together, needed a search over the chunks with a
  * sum over the candidates at every step: at 2 threads (n = 30000) each
  * lane spent 3.3 ms of the rounds' 0.11 s in it on "large" and 12 ms of
  * 0.5 s on "medium_cluster", against 0.7 to 1 ms and 2 ms now. */
-static int lane_item(const fl_mf_heap *s, int q, int lane, int M, int nchunks)
+static int lane_item(const fl_mf_heap *s, int q, double f, int nchunks)
 {
   const int *cum = s->item_cum + (size_t) q * (nchunks + 1);
   int lo = 0, hi = s->nitems[q];
-  if (lane == 0) return 0;
-  if (lane == M) return hi;
-  long long want = (long long) lane * cum[hi];
+  if (f <= 0.0) return 0;
+  if (f >= 1.0) return hi;
+  double want = f * cum[hi];
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if ((long long) cum[mid] * M < want) lo = mid + 1;
+    if (cum[mid] < want) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -437,8 +469,8 @@ static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch,
   }
 }
 
-/* This lane's share of the posted evaluations: its candidates' plans (q =
- * lane, lane + M, ..., FL_DOT_BATCH at a time), then, after the group
+/* This lane's share sh of the posted evaluations: its run of the
+ * candidates' plans (FL_DOT_BATCH at a time), then, after the group of M
  * meets, its share of each candidate's items (lane_item).  Items are taken
  * chunk by chunk across the posted candidates (their lists are in chunk
  * order, merged here), each chunk with all the candidates that visit it:
@@ -448,14 +480,20 @@ static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch,
  * loads each coordinate of the chunk once for all of them, and the lanes'
  * shares of them mostly fall on the same chunk ids, so each lane keeps to
  * its own chunks.  A candidate's partial gain over a chunk has the same
- * bits whichever others share the call.  bar is NULL for a group of one. */
-static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
-                       fl_barrier *bar, int tid)
+ * bits whichever others share the call.  bar is NULL for a group of one.
+ * Returns the client visits of this lane's items; secs, when not NULL,
+ * receives the seconds its plans and its visits took.  */
+static double eval_share(fl_mf *r, fl_mf_heap *s, int all, fl_share sh, int M,
+                         fl_barrier *bar, int tid, double *secs)
 {
   const fl_clusters *cl = &r->cl;
-  const int np = s->npend, nch = cl->nchunks;
-  for (int q0 = lane; q0 < np; q0 += FL_DOT_BATCH * M) plan_batch(r, s, q0, M, all, tid);
+  const int np = s->npend, nch = cl->nchunks, last = cut_at(sh.plans.hi, np);
+  double start = secs ? fl_wtime() : 0.0;
+  for (int q0 = cut_at(sh.plans.lo, np); q0 < last; q0 += FL_DOT_BATCH)
+    plan_batch(r, s, q0, last - q0 < FL_DOT_BATCH ? last : q0 + FL_DOT_BATCH, all, tid);
+  if (secs) secs[0] = fl_wtime() - start;
   if (bar) fl_barrier_wait(bar, M);   /* plans written */
+  if (secs) start = fl_wtime();
   int *pos = r->tpos + tid * fl_thread_stride(tpos_size(r), sizeof(int));
   int *end = pos + r->qmax, *link = end + r->qmax, *bucket = link + r->qmax;
   /* bucket[ch]: the candidates whose next item is chunk ch, linked by
@@ -464,8 +502,8 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
    * nhpc's time on "medium_cluster" (n = 12000, perf), these 8%. */
   int lo = INT_MAX, hi = -1;   /* the first and last chunks with a candidate */
   for (int q = 0; q < np; q++) {
-    pos[q] = lane_item(s, q, lane, M, nch);
-    end[q] = lane_item(s, q, lane + 1, M, nch);
+    pos[q] = lane_item(s, q, sh.visits.lo, nch);
+    end[q] = lane_item(s, q, sh.visits.hi, nch);
     int ch = item_chunk(s, q, pos[q], end[q], nch);
     if (ch == INT_MAX) continue;
     link[q] = bucket[ch];
@@ -499,6 +537,8 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, int lane, int M,
     pairs += (double) chunk_pairs(&cl->chunk[ch], all) * nvisit;
   }
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
+  if (secs) secs[1] = fl_wtime() - start;
+  return pairs;
 }
 
 /* Partial gains of posted candidate q added in chunk order: the same bits
@@ -583,11 +623,81 @@ static void finish_eval(fl_mf *r, int h, int tid)
   r->tcount[(size_t) tid * FL_MF_PAD + 1] += s->npend;
 }
 
+/* Each lane's share of its group's step follows the lanes' speeds: the
+ * vCPUs of a shared machine run at speeds that differ by 10% to 75% for
+ * minutes at a time (other tenants), and with even shares the lanes on
+ * faster ones waited for the slowest at every step.  Every lane records,
+ * for the plans and for the client visits, the share it took, the seconds
+ * it took them and the work in them; the next step moves each share
+ * FL_BALANCE_GAIN of the way to the one that would have made the lanes
+ * finish together (share over seconds, normalised), unless the step had
+ * less work than `least` (mostly the clock and the caches then), and
+ * gives every lane at least FL_BALANCE_FLOOR / M.  The split changes no
+ * result: a candidate's plan and partial gains have the same bits
+ * whichever lane makes them. */
+#define FL_BALANCE_GAIN 0.5
+#define FL_BALANCE_FLOOR 0.25
+#define FL_BALANCE_PLANS 4       /* least plans per lane */
+#define FL_BALANCE_VISITS 4096   /* least client visits per lane */
+
+/* Thread tid's record of phase `phase` in the step of parity `parity`. */
+static double *lane_rec(const fl_mf *r, int tid, int parity, int phase)
+{
+  return r->lanes + (size_t) tid * lane_stride() + (size_t) (2 * parity + phase) * FL_LANE_REC;
+}
+
+/* Where lane l's share of the group of M (threads base..base + M - 1)
+ * starts, from their records of `phase` in slot `parity`: even until
+ * every lane has one.  Adjacent lanes compute the cut between them by
+ * this same loop, so the shares never overlap or leave a gap. */
+static double balanced_cut(const fl_mf *r, int base, int M, int l, int phase, int parity,
+                           double least)
+{
+  if (l <= 0) return 0.0;
+  if (l >= M) return 1.0;
+  double speed = 0.0, work = 0.0, below = 0.0, all = 0.0;
+  for (int i = 0; i < M; i++) {
+    const double *rec = lane_rec(r, base + i, parity, phase);
+    if (rec[0] <= 0.0 || rec[1] <= 0.0) return (double) l / M;
+    speed += rec[0] / rec[1];
+    work += rec[2];
+  }
+  for (int i = 0; i < M; i++) {
+    const double *rec = lane_rec(r, base + i, parity, phase);
+    double g = work < least * M ? rec[0]
+      : (1.0 - FL_BALANCE_GAIN) * rec[0] + FL_BALANCE_GAIN * rec[0] / rec[1] / speed;
+    if (g < FL_BALANCE_FLOOR / M) g = FL_BALANCE_FLOOR / M;
+    all += g;
+    below += i < l ? g : 0.0;
+  }
+  return below / all;
+}
+
+static fl_cut balanced(const fl_mf *r, int tid, int lane, int M, int phase, int parity,
+                       double least)
+{
+  fl_cut c = { balanced_cut(r, tid - lane, M, lane, phase, parity, least),
+               balanced_cut(r, tid - lane, M, lane + 1, phase, parity, least) };
+  return c;
+}
+
+/* This lane's record of a step into the slot the next step reads, while
+ * the other lanes may still read this step's. */
+static void note_lane(fl_mf *r, int tid, int parity, int phase, fl_cut c, double secs,
+                      double work)
+{
+  double *rec = lane_rec(r, tid, 1 - parity, phase);
+  rec[0] = c.hi - c.lo;
+  rec[1] = secs > 1e-9 ? secs : 1e-9;
+  rec[2] = work;
+}
+
 /* All threads of a group (M of them, this one at lane) refresh heap h:
  * pop and evaluate stale tops until it yields quota fresh entries, has
  * run `steps` evaluation steps, its top is keyed below stop, or it
  * empties.  *iter counts the group's evaluation steps (same on every
- * lane), whose parity selects the posted slot. */
+ * lane), whose parity selects the posted slot and the lanes' speeds
+ * read. */
 static void refresh_heap(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int *iter)
 {
   fl_mf_heap *s = &r->hs[h];
@@ -598,7 +708,17 @@ static void refresh_heap(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int 
     fl_barrier_wait(bar, M);   /* candidates posted */
     if (s->posted[slot] == 0) break;
     (*iter)++;
-    eval_share(r, s, 0, lane, M, M > 1 ? bar : NULL, tid);
+    if (M > 1) {
+      int parity = *iter & 1, np = s->npend;
+      fl_share sh = { balanced(r, tid, lane, M, FL_PHASE_PLANS, parity, FL_BALANCE_PLANS),
+                      balanced(r, tid, lane, M, FL_PHASE_VISITS, parity, FL_BALANCE_VISITS) };
+      double secs[2], pairs = eval_share(r, s, 0, sh, M, bar, tid, secs);
+      note_lane(r, tid, parity, FL_PHASE_PLANS, sh.plans, secs[0],
+                cut_at(sh.plans.hi, np) - cut_at(sh.plans.lo, np));
+      note_lane(r, tid, parity, FL_PHASE_VISITS, sh.visits, secs[1], pairs);
+    } else {
+      eval_share(r, s, 0, even_share(0, 1), 1, NULL, tid, NULL);
+    }
     fl_barrier_wait(bar, M);   /* partial gains written */
     if (lane == 0) finish_eval(r, h, tid);
   }
@@ -742,7 +862,7 @@ static fl_entry fine_entry(fl_mf *r, fl_entry e)
   s->pending[0] = e;
   s->fine[0] = 1;
   s->npend = 1;
-  eval_share(r, s, 0, 0, 1, NULL, tid);
+  eval_share(r, s, 0, even_share(0, 1), 1, NULL, tid, NULL);
   r->tcount[(size_t) tid * FL_MF_PAD + 1] += 1;
   return evaluated(r, s, 0, r->round);
 }
@@ -837,7 +957,7 @@ static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub
 #endif
   {
     int M = fl_team_size(), lane = fl_thread_id();
-    eval_share(r, s, 1, lane, M, M > 1 ? &r->bar[0] : NULL, lane);
+    eval_share(r, s, 1, even_share(lane, M), M, M > 1 ? &r->bar[0] : NULL, lane, NULL);
   }
   r->thresh = keep;
   r->tcount[1] += np;
@@ -1068,7 +1188,7 @@ static int first_gains(fl_mf *r, int nopen, int covered)
         s->fine[q] = 0;
       }
       s->npend = np;
-      eval_share(r, s, 0, 0, 1, NULL, tid);
+      eval_share(r, s, 0, even_share(0, 1), 1, NULL, tid, NULL);
       for (int q = 0; q < np; q++) r->entries[ord[at + q]] = evaluated(r, s, q, 0);
       r->tcount[(size_t) tid * FL_MF_PAD + 1] += np;
     }
