@@ -10,8 +10,8 @@
 # working tree; each is built into its own standalone driver.  Rows go
 # round the presets until SECONDS (default 900) have passed; in each, the
 # two builds take turns going first, each the fastest of 3 calls in one
-# process, between passes (n = 2000) that record each CPU's speed before
-# and after, as in two-thread-pairs.sh.  A row is even when each CPU's
+# process, between passes (n = 2000, the faster of 2) that record each
+# CPU's speed before and after, as in two-thread-pairs.sh.  A row is even when each CPU's
 # pass took at most 1.1 times the other's, before and after.  Writes
 # OUT/build-pairs.csv (one row a pair), OUT/build-pairs-summary.csv (per
 # preset: rows, rows where B was faster, the median of B's time over A's,
@@ -37,42 +37,25 @@ driver_start "$out" build-pairs "$work/tree" "A: $rev_a ($(git -C "$top" rev-par
 build_rev "$rev_a" "$work/a"
 build_rev "$rev_b" "$work/b"
 files=("$data"/*_30000.bin)
-fastest() { cut -d, -f6 | sort -g | head -1; }
-pass_on() {   # CPU: one pass at n = 2000 (first data file)
-  taskset -c "$1" "$work/tree/facloc-bench" --pass --threads 1 --n 2000 --d 32 --k 100 --sigma 20 \
-    --no-header --input "${files[0]}" --reps 1 | fastest
-}
+pass_driver=$work/tree/facloc-bench
 two() {   # BUILD FILE
   GOMP_CPU_AFFINITY="0 1" "$1/facloc-bench" --mode nhpc --n 30000 --d 32 --k 100 --sigma 20 \
     --no-header --threads 2 --input "$2" --reps 3 | fastest
 }
+builds_pair() {   # FILE ROW: A and B, in turns
+  local ta tb
+  if [ $(($2 % 2)) -eq 1 ]; then ta=$(two "$work/a" "$1"); tb=$(two "$work/b" "$1")
+  else tb=$(two "$work/b" "$1"); ta=$(two "$work/a" "$1"); fi
+  echo "$ta,$tb"
+}
 csv=$out/build-pairs.csv
-echo "time,preset,pass0_before,pass1_before,pass0_after,pass1_after,seconds_a,seconds_b" > "$csv"
-end=$(( $(date +%s) + seconds ))
-row=0
-while [ "$(date +%s)" -lt "$end" ]; do
-  for file in "${files[@]}"; do
-    row=$((row + 1))
-    b0=$(pass_on 0); b1=$(pass_on 1)
-    if [ $((row % 2)) -eq 1 ]; then ta=$(two "$work/a" "$file"); tb=$(two "$work/b" "$file")
-    else tb=$(two "$work/b" "$file"); ta=$(two "$work/a" "$file"); fi
-    echo "$(date -u +%H:%M:%S),$(basename "$file" _30000.bin),$b0,$b1,$(pass_on 0),$(pass_on 1),$ta,$tb" >> "$csv"
-  done
-done
-awk -F, 'NR > 1 {
-    b = $3 > $4 ? $3 / $4 : $4 / $3; a = $5 > $6 ? $5 / $6 : $6 / $5
-    print $2, (b <= 1.1 && a <= 1.1), $8 / $7
-  }' "$csv" | sort -k1,1 -k3,3g | awk '
-  function median(list,   v, m) {
-    m = split(list, v, " ")
-    if (m == 0) return "NA"
-    return sprintf("%.4f", (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2)
-  }
+pairs_run "$seconds" "$csv" seconds_a,seconds_b builds_pair
+pairs_values "$csv" '$8 / $7' | awk "$pairs_pick"'
   { all[$1] = all[$1] " " $3; rows[$1]++; faster[$1] += $3 < 1
     if ($2) { even[$1] = even[$1] " " $3; nev[$1]++ } else { odd[$1] = odd[$1] " " $3 } }
   END {
     print "preset,rows,b_faster,median_b_over_a,even_rows,even_median,uneven_median"
     for (p in rows)
-      printf "%s,%d,%d,%s,%d,%s,%s\n", p, rows[p], faster[p], median(all[p]), nev[p],
-             median(even[p]), median(odd[p])
+      printf "%s,%d,%d,%s,%d,%s,%s\n", p, rows[p], faster[p], pick(all[p], 0.5), nev[p],
+             pick(even[p], 0.5), pick(odd[p], 0.5)
   }' | tee "$out/build-pairs-summary.csv"

@@ -1,6 +1,6 @@
 # Sourced by the standalone driver's scripts (pass-share.sh,
-# device-scaling.sh, two-thread-pairs.sh) after they set `here` (this
-# folder):
+# device-scaling.sh, two-thread-pairs.sh, build-pairs.sh) after they set
+# `here` (this folder):
 #   driver_start OUT NAME BUILD [LINE...]
 # makes OUT, writes OUT/NAME-machine.txt (the date, the compiler, the
 # driver's flags and the CPUs, then each LINE) and builds the driver into
@@ -19,3 +19,51 @@ driver_start() {
   } > "$out/$name-machine.txt"
   make -s -C "$here" BUILD="$build" >/dev/null
 }
+
+# The pair scripts (two-thread-pairs.sh, build-pairs.sh) set `files` (the
+# data files, <preset>_30000.bin) and `pass_driver` (a built driver).
+fastest() { cut -d, -f6 | sort -g | head -1; }
+
+# CPU: the faster of 2 passes at n = 2000 over the first data file.
+pass_on() {
+  taskset -c "$1" "$pass_driver" --pass --threads 1 --n 2000 --d 32 --k 100 --sigma 20 \
+    --no-header --input "${files[0]}" --reps 2 | fastest
+}
+
+# pairs_run SECONDS CSV HEADER MEASURE: rows round the data files until
+# SECONDS have passed, each the time, the preset, each CPU's pass before
+# and after, and what `MEASURE FILE ROW` prints (HEADER names it), into
+# CSV.
+pairs_run() {
+  local seconds=$1 csv=$2 header=$3 measure=$4 row=0 file b0 b1 got
+  local end=$(( $(date +%s) + seconds ))
+  echo "time,preset,pass0_before,pass1_before,pass0_after,pass1_after,$header" > "$csv"
+  while [ "$(date +%s)" -lt "$end" ]; do
+    for file in "${files[@]}"; do
+      row=$((row + 1))
+      b0=$(pass_on 0); b1=$(pass_on 1)
+      got=$("$measure" "$file" "$row")
+      echo "$(date -u +%H:%M:%S),$(basename "$file" _30000.bin),$b0,$b1,$(pass_on 0),$(pass_on 1),$got" >> "$csv"
+    done
+  done
+}
+
+# pairs_values CSV EXPR: "preset even value" for each row of CSV, sorted
+# by preset and value; value is the awk expression EXPR of the row, even
+# is 1 when each CPU's pass took at most 1.1 times the other's, before and
+# after.
+pairs_values() {
+  awk -F, "NR > 1 {
+      b = \$3 > \$4 ? \$3 / \$4 : \$4 / \$3; a = \$5 > \$6 ? \$5 / \$6 : \$6 / \$5
+      print \$2, (b <= 1.1 && a <= 1.1), $2
+    }" "$1" | sort -k1,1 -k3,3g
+}
+
+# An awk function for the summaries of pairs_values: quantile q of a
+# sorted, space-separated list, interpolated (R's type 7).
+pairs_pick='function pick(list, q,   v, m, h, i) {
+    m = split(list, v, " ")
+    if (m == 0) return "NA"
+    h = (m - 1) * q + 1; i = int(h)
+    return i < m ? sprintf("%.4f", v[i] + (h - i) * (v[i + 1] - v[i])) : v[m]
+  }'

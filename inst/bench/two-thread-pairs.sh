@@ -26,17 +26,9 @@ out=$2
 seconds=${3:-1500}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${TMPDIR:-/tmp}/facloc-two-thread-build
+. "$here/driver-machine.sh"
 summarise() {
-  awk -F, 'NR > 1 {
-      b = $3 > $4 ? $3 / $4 : $4 / $3; a = $5 > $6 ? $5 / $6 : $6 / $5
-      print $2, (b <= 1.1 && a <= 1.1), $10
-    }' "$1" | sort -k1,1 -k3,3g | awk '
-    function pick(list, q,   v, m, h, i) {   # quantile q, interpolated (R type 7)
-      m = split(list, v, " ")
-      if (m == 0) return "NA"
-      h = (m - 1) * q + 1; i = int(h)
-      return i < m ? sprintf("%.4f", v[i] + (h - i) * (v[i + 1] - v[i])) : v[m]
-    }
+  pairs_values "$1" '$10' | awk "$pairs_pick"'
     { all[$1] = all[$1] " " $3; rows[$1]++; if ($2) { even[$1] = even[$1] " " $3; nev[$1]++ } }
     END {
       print "preset,rows,median_speedup,p90_speedup,even_rows,even_median_speedup"
@@ -50,31 +42,18 @@ if [ "$seconds" -eq 0 ]; then
   summarise "$csv" | tee "$out/two-thread-pairs-summary.csv"
   exit 0
 fi
-. "$here/driver-machine.sh"
 driver_start "$out" two-thread-pairs "$build" \
   "2 threads: GOMP_CPU_AFFINITY='0 1'; 1 thread: taskset -c 0 and -c 1"
-bench=$build/facloc-bench
+pass_driver=$build/facloc-bench
 files=("$data"/*_30000.bin)
 common="--mode nhpc --n 30000 --d 32 --k 100 --sigma 20 --no-header"
-fastest() { cut -d, -f6 | sort -g | head -1; }
-pass_on() {   # CPU: the faster of 2 passes at n = 2000 (first data file)
-  taskset -c "$1" "$bench" --pass --threads 1 --n 2000 --d 32 --k 100 --sigma 20 --no-header \
-    --input "${files[0]}" --reps 2 | fastest
+one_on() { taskset -c "$1" "$pass_driver" $common --threads 1 --input "$2" --reps 2 | fastest; }
+two() { GOMP_CPU_AFFINITY="0 1" "$pass_driver" $common --threads 2 --input "$1" --reps 3 | fastest; }
+threads_pair() {   # FILE ROW: 1 thread on each CPU and 2 threads, in turns
+  local c0 c1 t2
+  if [ $(($2 % 2)) -eq 1 ]; then c0=$(one_on 0 "$1"); c1=$(one_on 1 "$1"); t2=$(two "$1")
+  else t2=$(two "$1"); c1=$(one_on 1 "$1"); c0=$(one_on 0 "$1"); fi
+  echo "$c0,$c1,$t2" | awk -F, -v OFS=, '{ print $0, sprintf("%.3f", ($1 < $2 ? $1 : $2) / $3) }'
 }
-one_on() { taskset -c "$1" "$bench" $common --threads 1 --input "$2" --reps 2 | fastest; }
-two() { GOMP_CPU_AFFINITY="0 1" "$bench" $common --threads 2 --input "$1" --reps 3 | fastest; }
-echo "time,preset,pass0_before,pass1_before,pass0_after,pass1_after,seconds_1_cpu0,seconds_1_cpu1,seconds_2,speedup" > "$csv"
-end=$(( $(date +%s) + seconds ))
-row=0
-while [ "$(date +%s)" -lt "$end" ]; do
-  for file in "${files[@]}"; do
-    row=$((row + 1))
-    b0=$(pass_on 0); b1=$(pass_on 1)
-    if [ $((row % 2)) -eq 1 ]; then c0=$(one_on 0 "$file"); c1=$(one_on 1 "$file"); t2=$(two "$file")
-    else t2=$(two "$file"); c1=$(one_on 1 "$file"); c0=$(one_on 0 "$file"); fi
-    a0=$(pass_on 0); a1=$(pass_on 1)
-    echo "$(date -u +%H:%M:%S),$(basename "$file" _30000.bin),$b0,$b1,$a0,$a1,$c0,$c1,$t2" |
-      awk -F, -v OFS=, '{ print $0, sprintf("%.3f", ($7 < $8 ? $7 : $8) / $9) }' >> "$csv"
-  done
-done
+pairs_run "$seconds" "$csv" seconds_1_cpu0,seconds_1_cpu1,seconds_2,speedup threads_pair
 summarise "$csv" | tee "$out/two-thread-pairs-summary.csv"
