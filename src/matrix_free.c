@@ -430,9 +430,9 @@ static int cut_at(double f, int n)
  * f = 1): the first before which lie at least f of them.  Each
  * candidate's items are split apart, so the lanes share every
  * evaluation's visits as balanced_cut() says (within an item) for a
- * binary search over its items.  One run of chunk ids per lane, balanced over the posted
- * candidates' visits together, needed a search over the chunks with a
- * sum over the candidates at every step: at 2 threads (n = 30000) each
+ * binary search over its items.  One run of chunk ids per lane, balanced
+ * over the posted candidates' visits together, needed a search over the
+ * chunks with a sum over the candidates at every step: at 2 threads (n = 30000) each
  * lane spent 3.3 ms of the rounds' 0.11 s in it on "large" and 12 ms of
  * 0.5 s on "medium_cluster", against 0.7 to 1 ms and 2 ms now. */
 static int lane_item(const fl_mf_heap *s, int q, double f, int nchunks)
@@ -624,7 +624,7 @@ static void finish_eval(fl_mf *r, int h, int tid)
 }
 
 /* Each lane's share of its group's step follows the lanes' speeds: the
- * vCPUs of a shared machine run at speeds that differ by 10% to 75% for
+ * vCPUs of a shared machine run at speeds that differ by 10% to 100% for
  * minutes at a time (other tenants), and with even shares the lanes on
  * faster ones waited for the slowest at every step.  Every lane records,
  * for the plans and for the client visits, the share it took, the seconds
