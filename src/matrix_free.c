@@ -293,7 +293,7 @@ static int mf_alloc(fl_mf *r)
   r->qmax = post_most(r->c) > FL_TEAM_BATCH ? post_most(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(tpos_size(r), sizeof(int)) * sizeof(int));
   r->tdf = malloc(T * tdf_size(r) * sizeof(float));
-  r->teval = calloc(T * fl_thread_stride(K + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
+  r->teval = calloc(T * fl_thread_stride(r->cl.krow + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
       !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
       !r->from || !r->pick || !r->pcand || !r->pyo ||
@@ -347,7 +347,7 @@ static int chunk_pairs(const fl_chunk *c, int all)
 static void plan_one(fl_mf *r, fl_mf_heap *s, int q, float *df, int all, int tid)
 {
   const fl_clusters *cl = &r->cl;
-  int *eval = r->teval + tid * fl_thread_stride(cl->K + 4, sizeof(int));
+  int *eval = r->teval + tid * fl_thread_stride(cl->krow + 4, sizeof(int));
   int fine = s->fine[q], coarse = !fine && !all;
   /* estimates of what is skipped go into the keys of coarse evaluations
    * where fine ones check the picks (r->refine), and into the first ones */
