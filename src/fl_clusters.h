@@ -158,11 +158,14 @@ typedef struct {
   double *own2;            /* K: its squared distance to the center, HUGE_VAL while none */
   int *oslot;              /* K: its column in ownf */
   int nown;                /* distinct owners */
+  int *slot;               /* m: each owner's column in ownf, -1 for the other
+                            * candidates */
   float *ownf;             /* d x K: the distinct owners - org in single precision, by
                             * coordinate (stride K) */
   int *first;              /* K + 1: first chunk of each cluster */
   fl_chunk *chunk;
   fl_summary *csum;        /* per chunk */
+  unsigned char *touched;  /* per chunk: summary made since fl_clusters_reduce() */
   /* Per cluster, K each (one block from wact): weight and coverage minimum
    * of the active clients, of the pruned ones and of all, by field so that
    * the plan's loop over the clusters vectorises. */
