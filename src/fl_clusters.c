@@ -1254,10 +1254,12 @@ double fl_clusters_post_chunk(fl_clusters *cl, int ch, const fl_cand *pick, int 
 }
 
 /* Did a chunk of leaf k get a new summary since the last reduction?
- * Clears their flags. */
+ * Clears their flags.  A leaf without clients (k-means may leave one
+ * empty) has no chunk to flag: its values, those of no clients, are set
+ * every time. */
 static int leaf_touched(fl_clusters *cl, int k)
 {
-  int any = 0;
+  int any = cl->first[k] == cl->first[k + 1];
   for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++) {
     any |= cl->touched[ch];
     cl->touched[ch] = 0;

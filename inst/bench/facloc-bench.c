@@ -244,9 +244,15 @@ static int alloc_should_fail(void)
   return alloc_countdown > 0 && calls == alloc_countdown;
 }
 
+/* Byte that fills every block malloc() returns, -1 for none: a run whose
+ * answer changes with it reads memory it never wrote. */
+static int alloc_fill = -1;
+
 void *__wrap_malloc(size_t size)
 {
-  return alloc_should_fail() ? NULL : __real_malloc(size);
+  void *p = alloc_should_fail() ? NULL : __real_malloc(size);
+  if (p && alloc_fill >= 0) memset(p, alloc_fill, size);
+  return p;
 }
 
 void *__wrap_calloc(size_t n, size_t size)
@@ -573,8 +579,10 @@ static void check_reach(const instance *in)
  *     thread count, from points and from the dense matrix;
  *  3. matrix-free modes with eps 0, tau 1 (any batch) select what g
  *     selects, up to ties within rounding (greedy_equivalent());
- *  4. relaxed runs are deterministic for a fixed thread count, and their
- *     objective is at most g's bound;
+ *  4. relaxed runs are deterministic for a fixed thread count, also with
+ *     every malloc() block filled with a byte pattern (no answer may
+ *     depend on memory the solver never wrote), and their objective is at
+ *     most g's bound;
  *  5. an allocation failure anywhere returns FL_ERR_NOMEM (or succeeds when
  *     the allocation was optional), never crashes or leaks;
  *  6. an interrupt returns FL_INTERRUPTED with a consistent partial result;
@@ -613,9 +621,11 @@ static void fuzz_one(void)
       if (exact_run && !greedy_equivalent(&o, &ref)) FAIL("%s: selection differs from g", what);
       if (!(o.r.objective <= ref.r.bound * (1 + 1e-12)))
         FAIL("%s: objective %.17g above g's bound %.17g", what, o.r.objective, ref.r.bound);
+      alloc_fill = 0x7f;
       run(&in.p, &c, &o2);
+      alloc_fill = -1;
       if (o2.status != FL_OK || !same_selection(&o, &o2) || o.r.objective != o2.r.objective)
-        FAIL("%s: not deterministic", what);
+        FAIL("%s: not deterministic (malloc blocks filled)", what);
       if (exact && have_dense) {
         run(&dense.p, &c, &o2);
         if (o2.status != FL_OK || !same_selection(&o2, &ref))
