@@ -127,7 +127,8 @@ void fl_clusters_free(fl_clusters *cl)
   free(cl->org); free(cl->muf); free(cl->mun); free(cl->yf); free(cl->bounds); free(cl->listed);
   free(cl->rms2); free(cl->lnw); free(cl->lnw_all); free(cl->lnmin); free(cl->reach2);
   free(cl->own); free(cl->side2); free(cl->own2); free(cl->oslot); free(cl->ownf);
-  free(cl->chunk); free(cl->csum); free(cl->touched); free(cl->slot); free(cl->wact); free(cl->radf); free(cl->scratch);
+  free(cl->chunk); free(cl->csum); free(cl->touched); free(cl->slot);
+  free(cl->wact); free(cl->radf); free(cl->scratch);
   memset(cl, 0, sizeof *cl);
 }
 
@@ -933,12 +934,14 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
  * took 19% of nhpc's time at n = 30000); then the gain estimates of the
  * leaves it would visit.  The loop runs in single precision, twice as many
  * clusters a vector (the cluster values in floats, rounded so that the
- * bounds stay bounds: see leaf_floats and ball_reach), and adds its bounds in
- * double precision.  In the rounds of nhpc at one thread it took 1250 to
- * 1280 time-stamp cycles a plan in double precision and 1010 so on
- * "weak_cluster" (n = 12000), 1640 to 2090 and 1260 to 1370 on "large" (n
- * = 30000); the selections stayed the same on the 13 presets, and the
- * pairs within 0.0002%. */
+ * bounds stay bounds: see leaf_floats and ball_reach), and adds its
+ * bounds in single precision with an allowance for the rounding (in double
+ * precision its sums went through the stack, and nhpc at one thread took
+ * 5% longer on "weak_cluster").  In the rounds of nhpc at one thread it
+ * took 1250 to 1280 time-stamp cycles a plan in double precision and 1010
+ * so on "weak_cluster" (n = 12000), 1640 to 2090 and 1260 to 1370 on
+ * "large" (n = 30000); the selections stayed the same on the 13 presets,
+ * and the pairs within 0.0002%. */
 static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, float *df,
                                     double thresh, int all, fl_cold cold, int *eval,
                                     double *skipped, int wide)
@@ -968,7 +971,6 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   /* a product of floats at least that of the rounded-up w and the hw -
    * minimum rounded from below: 1 + 2^-22 covers its two roundings */
   const double up = 1.0 + 0x1p-22;
-  double left = 0.0;
   if (skipped) *skipped = 0.0;
   /* Whole vectors: the leaves past K (zeros, df too) are never visited
    * and add nothing.  The scalar loop over the last K mod 16 leaves took a
@@ -976,7 +978,8 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
    * 317). */
   const int kend = padded_leaves(cl->K);
   for (int k = cl->K; k < kend; k++) df[k] = 0.0f;
-  FL_SIMD_SUM(left)
+  float leftf = 0.0f;
+  FL_SIMD_SUM(leftf)
   for (int k = 0; k < kend; k++) {
     float dist = df[k], hw = ball_reach(dist, rad[k], reach);
     float bf = w[k] * positive_f(hw - low[k]);
@@ -992,11 +995,17 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
     int near = (far2 < 0) | (dist <= rad[k]) | (dist * dist < far2 * rms2[k]);
     int bounded = (bf >= thresh_f) & near;
     int visit = (bf > 0) & !covered & (bounded | mass);   /* & and |: no branches */
-    double b = (double) bf * up;
     eval[k] = visit;
-    bk[k] = b;
-    left += (double) (wpr_scale * wpr[k] * positive_f(hw - minpr[k])) * up + (visit ? 0.0 : b);
+    bk[k] = (double) bf * up;
+    leftf += wpr_scale * wpr[k] * positive_f(hw - minpr[k]) + (visit ? 0.0f : bf);
   }
+  /* The sum of the 2 kend nonnegative terms, in any order, rounds each of
+   * its additions down by at most a factor 1 - 2^-24 (or by 2^-150 among
+   * the subnormal floats), so that the exact sum is at most the computed
+   * one over (1 - 2^-24)^(2 kend), at most times 1 + 4 kend 2^-24 (kend
+   * 2^-24 < 1/4), plus 2 kend 2^-150; 2^-24 more covers the products in
+   * double. */
+  double left = leftf * up * (1.0 + (4.0 * kend + 1.0) * 0x1p-24) + 2.0 * kend * 0x1p-150;
   if (skip_cold > 0) {
     double fraction = skipped ? FL_GUESS_GAIN_FRACTION : FL_GAIN_FRACTION;
     left += drop_estimated(cl, df, ps, log(fraction * thresh), eval, bk, skipped, wide);

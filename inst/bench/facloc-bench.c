@@ -504,6 +504,40 @@ static void check_post(fl_clusters *cl, const fl_cand *pick, double offset)
   free(skip);
 }
 
+/* Exact gain of yj over the clients of leaf k (double kernel). */
+static double exact_leaf_gain(const fl_clusters *cl, int k, const double *yj)
+{
+  double g = 0.0;
+  for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++) g += exact_chunk_gain(cl, ch, yj);
+  return g;
+}
+
+/* Invariant 9: a plan's return value bounds the exact gain of the leaves
+ * it leaves out, for every kind of cold test and several thresholds
+ * (the clients' coverage set beforehand, the leaves' summaries made from
+ * it; nothing pruned). */
+static void check_plan(fl_clusters *cl, const fl_cand *cand, double offset)
+{
+  float *df = malloc(sizeof(float) * (size_t) cl->krow);
+  int *eval = calloc((size_t) cl->krow + 4, sizeof(int));
+  double *leaf = malloc(sizeof(double) * (size_t) cl->K), total = 0.0;
+  if (!df || !eval || !leaf) { FAIL("plan: out of memory"); free(df); free(eval); free(leaf); return; }
+  for (int k = 0; k < cl->K; k++) total += leaf[k] = exact_leaf_gain(cl, k, cand->yc);
+  const double scale[] = { 1e-3, 0.1, 1.0 };
+  const fl_cold colds[] = { FL_COLD_NONE, FL_COLD_OWNER, FL_COLD_ALL };
+  for (int t = 0; t < 3; t++)
+    for (int c = 0; c < 3; c++) {
+      fl_clusters_distances(cl, 1, &cand, df);
+      double left = fl_clusters_plan(cl, cand, df, scale[t] * total, 0, colds[c], eval, NULL);
+      double out = 0.0;
+      for (int k = 0; k < cl->K; k++) out += eval[k] ? 0.0 : leaf[k];
+      if (!(out <= left))
+        FAIL("plan (offset %g, threshold %g of the gain, cold %d): leaves out %.17g, bound %.17g",
+             offset, scale[t], c, out, left);
+    }
+  free(df); free(eval); free(leaf);
+}
+
 /* Invariant 7: what the matrix-free modes compute in single precision
  * holds against the exact kernel, also with every coordinate shifted far
  * from 0, where single precision rounds the most: the cluster bounds bound
@@ -566,6 +600,14 @@ static void check_reach(const instance *in)
     if (yo) {
       fl_clusters_offset(&cl, p.y, yo, &cand[0]);
       check_post(&cl, &cand[0], offsets[o]);
+      /* the leaves' summaries of this coverage, for the plans */
+      for (int ch = 0; ch < cl.nchunks; ch++)
+        fl_clusters_post_chunk(&cl, ch, NULL, 0, NULL, NULL, 0, 1, 0);
+      fl_clusters_reduce(&cl);
+      for (int j = 0; j < p.m && j < 8; j++) {
+        fl_clusters_offset(&cl, p.y + (size_t) j * p.d, yo, &cand[0]);
+        check_plan(&cl, &cand[0], offsets[o]);
+      }
     }
     free(hw); free(dist); free(yo);
     fl_clusters_free(&cl);
@@ -586,7 +628,7 @@ static void check_reach(const instance *in)
  *  5. an allocation failure anywhere returns FL_ERR_NOMEM (or succeeds when
  *     the allocation was optional), never crashes or leaks;
  *  6. an interrupt returns FL_INTERRUPTED with a consistent partial result;
- *  7. check_reach(), with check_post(). */
+ *  7. check_reach(), with check_post() and check_plan(). */
 static void fuzz_one(void)
 {
   instance in, dense;
