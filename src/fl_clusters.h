@@ -144,7 +144,7 @@ typedef struct {
                             * distances to the owners and their inverses (K each),
                             * and the gain estimates' terms (3 K) */
   size_t yf_stride;
-  double *bounds;          /* per thread: the plan's bounds (K) */
+  double *bounds;          /* per thread: the plan's bounds (krow) */
   int *listed;             /* per thread: the leaves whose gain it estimates (K) */
   double *rms2;            /* K: mean squared distance of the clients to the center */
   double *lnw, *lnw_all;   /* K: log weight of the active / of all clients */
@@ -171,9 +171,9 @@ typedef struct {
    * the plan's loop over the clusters vectorises. */
   double *wact, *minact, *wpr, *minpr, *wall, *minall;
   /* The per-cluster values fl_clusters_plan() reads, in single precision
-   * (leaf_floats in fl_clusters.c; one block from radf, K each): the
-   * weights and radii rounded up and the coverage minima down, so that its
-   * bounds stay bounds, the rest to nearest. */
+   * (leaf_floats in fl_clusters.c; one block from radf, krow each, zeros
+   * past K): the weights and radii rounded up and the coverage minima
+   * down, so that its bounds stay bounds, the rest to nearest. */
   float *radf, *wactf, *minactf, *wprf, *minprf, *wallf, *minallf, *lnwf, *lnw_allf;
   float *lnminf, *lnmin_allf, *rms2f, *reach2f, *own2f, *side2f;
   double *scratch;         /* per thread: room to reorder one chunk */

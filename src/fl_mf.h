@@ -73,7 +73,7 @@ typedef struct {
   double *tcount;        /* per thread, padded: pairs, evaluations */
   double *lanes;         /* per thread, padded: its records of the last steps, by
                           * step parity (see balanced_cut in matrix_free.c) */
-  int *teval;            /* per thread, K + 4 (the last 4 zero): a plan's clusters */
+  int *teval;            /* per thread, krow + 4 (zeros past K): a plan's clusters */
   int qmax;              /* most candidates evaluated together */
   int *tpos;             /* per thread, 3 qmax + nchunks: eval_share's cursors and
                           * buckets */
