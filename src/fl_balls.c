@@ -3,6 +3,7 @@
 #include <string.h>
 #include "facloc.h"
 #include "fl_balls.h"
+#include "fl_memory.h"
 #include "fl_kernel.h"
 #include "fl_omp.h"
 #include "kmeans.h"
@@ -55,7 +56,7 @@ int fl_balls_build(fl_balls *b, const double *x, int n, int d, int nball, int th
   b->start = calloc((size_t) b->nball + 1, sizeof(int));
   b->member = malloc(sizeof(int) * (size_t) n);
   b->to_centre = malloc(sizeof(double) * (size_t) n);
-  b->xs = malloc(sizeof(double) * (size_t) n * d);
+  b->xs = fl_alloc_large((size_t) n * d, sizeof(double), 0);
   int *assign = malloc(sizeof(int) * (size_t) n);
   double *d2 = malloc(sizeof(double) * (size_t) n);
   int ok = b->centre && b->radius && b->start && b->member && b->to_centre && b->xs &&

@@ -7,6 +7,7 @@
 #include <emmintrin.h>
 #endif
 #include "fl_clusters.h"
+#include "fl_memory.h"
 #include "fl_kernel.h"
 #include "fl_omp.h"
 #include "kmeans.h"
@@ -506,8 +507,8 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->y = p->y;
   cl->K1 = top_clusters(p, c);
   size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
-  cl->xs = malloc(n * d * sizeof(double));
-  cl->xf = c->eps > 0 ? calloc(n * d + FL_COLS_PAD, sizeof(float)) : NULL;   /* padded */
+  cl->xs = fl_alloc_large(n * d, sizeof(double), 0);
+  cl->xf = c->eps > 0 ? fl_alloc_large(n * d + FL_COLS_PAD, sizeof(float), 1) : NULL;   /* padded */
   cl->xn = c->eps > 0 ? calloc(n + FL_COLS_PAD, sizeof(float)) : NULL;
   cl->ws = calloc(n + FL_COLS_PAD, sizeof(double));      /* padded (fl_gain_dot_f) */
   cl->cover = calloc(n + FL_COLS_PAD, sizeof(double));

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fl_state.h"
+#include "fl_memory.h"
 #include "fl_kernel.h"
 #include "fl_omp.h"
 
@@ -21,7 +22,7 @@ double fl_sim(const fl_problem *p, int i, int j)
 static int build_matrix(const fl_problem *p, int threads, double **out)
 {
   size_t n = (size_t) p->n, m = (size_t) p->m;
-  double *W = malloc(n * m * sizeof(double));
+  double *W = fl_alloc_large(n * m, sizeof(double), 0);
   if (!W) return FL_ERR_NOMEM;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16)

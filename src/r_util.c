@@ -1,5 +1,6 @@
 #include <string.h>
 #include "r_util.h"
+#include "fl_memory.h"
 #include "fl_omp.h"
 
 SEXP fl_r_get(SEXP list, const char *name)
@@ -80,6 +81,7 @@ double *fl_r_row_major(SEXP X, int threads)
 {
   const int n = Rf_nrows(X), d = Rf_ncols(X);
   double *dst = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
+  fl_advise_huge(dst, ((size_t) n * d + 1) * sizeof(double));
   copy_row_major(REAL(X), n, d, threads, dst);
   return dst;
 }
@@ -91,6 +93,7 @@ SEXP facloc_point_rows(SEXP X, SEXP threads)
 {
   const int n = Rf_nrows(X), d = Rf_ncols(X);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, d, n));
+  fl_advise_huge(REAL(out), (size_t) n * d * sizeof(double));
   copy_row_major(REAL(X), n, d, Rf_asInteger(threads), REAL(out));
   SEXP dn = Rf_getAttrib(X, R_DimNamesSymbol);
   if (!Rf_isNull(dn)) {

@@ -20,6 +20,7 @@
  *     invariants listed at fuzz_one(); also injects allocation failures and
  *     interrupts.  Prints a summary; exit status 1 on any violation.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,11 +231,12 @@ static int bench(const bench_opts *o)
 /* ---- fuzz: allocation failures and interrupts are injected ---- */
 
 /* Allocation failure injection: the core's object files are linked with
- * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc (see GNUmakefile), so their
- * calls land here.  alloc_countdown > 0 fails the countdown-th allocation. */
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign (see
+ * GNUmakefile), so their calls land here.  alloc_countdown > 0 fails the countdown-th allocation. */
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *ptr, size_t size);
+int __real_posix_memalign(void **ptr, size_t align, size_t size);
 static long alloc_countdown;   /* 0: never fail */
 static long alloc_calls;
 
@@ -263,6 +265,14 @@ void *__wrap_calloc(size_t n, size_t size)
 void *__wrap_realloc(void *ptr, size_t size)
 {
   return alloc_should_fail() ? NULL : __real_realloc(ptr, size);
+}
+
+int __wrap_posix_memalign(void **ptr, size_t align, size_t size)
+{
+  if (alloc_should_fail()) return ENOMEM;
+  int rc = __real_posix_memalign(ptr, align, size);
+  if (rc == 0 && alloc_fill >= 0) memset(*ptr, alloc_fill, size);
+  return rc;
 }
 
 /* Interrupt after a given number of checks (0: never). */

@@ -234,3 +234,25 @@ test_that("bound never exceeds the clients' total weight", {
     expect_gte(fit$bound, fit$objective)
   }
 })
+
+test_that("blocks of megabytes (huge pages where Linux grants them) hold the same answers", {
+  # W of 600 points and the 2100 x 256 copies of the points pass 2 MB,
+  # the size from which the C core asks for huge pages.
+  X <- blobs(600, 3, 6, 0.7, 8)
+  ref <- ref_greedy(ref_similarity(X, sigma = 1.5), 6)
+  for (mode in c("g", "c", "dc")) for (threads in 1:2)
+    expect_same_greedy(facility_greedy(X, 6, mode = mode, sigma = 1.5, threads = threads), ref)
+  X <- blobs(2100, 256, 6, 0.7, 9)
+  g <- facility_greedy(X, 6, mode = "g", sigma = 12, threads = 1)
+  own <- ref_objective(ref_similarity(X, X[g$selected, ], sigma = 12), seq_len(6))
+  expect_equal(g$objective, own, tolerance = 1e-9)
+  expect_gt(g$objective, 100)   # the kernel sees the blobs, not only each point itself
+  for (mode in mf_modes) for (threads in 1:2) {
+    fit <- facility_greedy(X, 6, mode = mode, sigma = 12, threads = threads,
+                           control = exact_control)
+    expect_same_greedy(fit, g)
+    fast <- facility_greedy(X, 6, mode = mode, sigma = 12, threads = threads)
+    expect_gte(fast$objective, 0.999 * g$objective)
+    expect_gte(fast$bound, fast$objective)
+  }
+})
