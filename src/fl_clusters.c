@@ -294,7 +294,7 @@ static void single_precision_chunk(fl_clusters *cl, int ch)
 static void single_precision_chunks(fl_clusters *cl)
 {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(cl->threads) schedule(static)
+#pragma omp parallel for num_threads(cl->threads) schedule(dynamic, 16)
 #endif
   for (int ch = 0; ch < cl->nchunks; ch++) single_precision_chunk(cl, ch);
 }
@@ -1063,7 +1063,7 @@ double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, d
 void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
 {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(cl->threads) schedule(static)
+#pragma omp parallel for num_threads(cl->threads) schedule(dynamic, 8)
 #endif
   for (int L = 0; L < cl->K; L++) {
     fl_cand cand;

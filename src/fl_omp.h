@@ -42,6 +42,12 @@ static inline void fl_lock_set(fl_lock *l) { (void) l; }
 static inline void fl_lock_unset(fl_lock *l) { (void) l; }
 #endif
 
+/* Loops whose iterations are independent of each other (no result
+ * depends on which thread takes which) are scheduled dynamically: the
+ * vCPUs of a shared machine run at speeds that differ by 10% to 100% for
+ * minutes at a time (see FL_BALANCE_GAIN in matrix_free.c), and with
+ * static halves the faster thread waited for the slower one. */
+
 /* Processors this process may run on (its affinity mask), 1 without OpenMP. */
 int fl_num_procs(void);
 

@@ -36,7 +36,7 @@ static void lower_dist(const double *x, int ns, int step, int d, const double *c
   (void) threads;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) if(threads > 1 && ns >= FL_KMEANS_PAR_MIN) \
-  schedule(static)
+  schedule(dynamic, 8)
 #endif
   for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) {
     int nb = ns - s0 < FL_LOWER_BLOCK ? ns - s0 : FL_LOWER_BLOCK;
@@ -142,7 +142,7 @@ static int assign_points(const double *x, int n, int d, int K, const double *org
   int changed = 0;
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+:changed)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+:changed)
 #endif
   for (int i0 = 0; i0 < n; i0 += FL_ASSIGN_RANGE) {
     float *pts = scratch + fl_thread_id() * fl_thread_stride((size_t) d * FL_COLS_PAD,
@@ -205,7 +205,7 @@ static void center_sums(const double *x, int n, int d, int K, const int *assign,
   for (int i = 0; i < n; i++) count[assign[i]]++;
   (void) threads;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if(threads > 1 && B > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if(threads > 1 && B > 1)
 #endif
   for (int blk = 0; blk < B; blk++) {
     double *s = part + blk * Kd;

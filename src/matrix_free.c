@@ -1191,7 +1191,7 @@ static int first_plan(fl_mf *r, int nopen, int **ord)
     return FL_ERR_NOMEM;
   }
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(r->c->threads) schedule(static)
+#pragma omp parallel for num_threads(r->c->threads) schedule(dynamic, 256)
 #endif
   for (int t = 0; t < nopen; t++)
     leaf[t] = fl_clusters_locate(cl, cl->y + (size_t) r->entries[t].idx * cl->d, &d2[t]);
