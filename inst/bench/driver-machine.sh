@@ -30,32 +30,49 @@ pass_on() {
     --no-header --input "${files[0]}" --reps 2 | fastest
 }
 
+# Both CPUs' passes at once, "CPU0,CPU1": on a shared host two vCPUs
+# busy together can each run slower than alone (their host threads then
+# share a core), which a pass on one CPU at a time does not show.
+pass_both() {
+  local f0 f1
+  f0=$(mktemp); f1=$(mktemp)
+  pass_on 0 > "$f0" & pass_on 1 > "$f1" & wait
+  echo "$(cat "$f0"),$(cat "$f1")"
+  rm -f "$f0" "$f1"
+}
+
 # pairs_run SECONDS CSV HEADER MEASURE: rows round the data files until
 # SECONDS have passed, each the time, the preset, each CPU's pass before
-# and after, and what `MEASURE FILE ROW` prints (HEADER names it), into
-# CSV.
+# and after, what `MEASURE FILE ROW` prints (HEADER names it), and both
+# CPUs' passes at once before and after, into CSV.
 pairs_run() {
-  local seconds=$1 csv=$2 header=$3 measure=$4 row=0 file b0 b1 got
+  local seconds=$1 csv=$2 header=$3 measure=$4 row=0 file b0 b1 bb got
   local end=$(( $(date +%s) + seconds ))
-  echo "time,preset,pass0_before,pass1_before,pass0_after,pass1_after,$header" > "$csv"
+  echo "time,preset,pass0_before,pass1_before,pass0_after,pass1_after,$header,both0_before,both1_before,both0_after,both1_after" > "$csv"
   while [ "$(date +%s)" -lt "$end" ]; do
     for file in "${files[@]}"; do
       row=$((row + 1))
-      b0=$(pass_on 0); b1=$(pass_on 1)
+      b0=$(pass_on 0); b1=$(pass_on 1); bb=$(pass_both)
       got=$("$measure" "$file" "$row")
-      echo "$(date -u +%H:%M:%S),$(basename "$file" _30000.bin),$b0,$b1,$(pass_on 0),$(pass_on 1),$got" >> "$csv"
+      echo "$(date -u +%H:%M:%S),$(basename "$file" _30000.bin),$b0,$b1,$(pass_on 0),$(pass_on 1),$got,$bb,$(pass_both)" >> "$csv"
     done
   done
 }
 
-# pairs_values CSV EXPR: "preset even value" for each row of CSV, sorted
-# by preset and value; value is the awk expression EXPR of the row, even
-# is 1 when each CPU's pass took at most 1.1 times the other's, before and
-# after.
+# pairs_values CSV EXPR: "preset even value quiet" for each row of CSV,
+# sorted by preset and value; value is the awk expression EXPR of the row,
+# even is 1 when each CPU's pass took at most 1.1 times the other's,
+# before and after, and quiet 1 when, besides, each CPU's pass with both
+# busy took at most 1.1 times its pass alone, before and after (0 in a
+# CSV without those passes).
 pairs_values() {
-  awk -F, "NR > 1 {
+  awk -F, "NR == 1 { both = \$NF == \"both1_after\" }
+    NR > 1 {
       b = \$3 > \$4 ? \$3 / \$4 : \$4 / \$3; a = \$5 > \$6 ? \$5 / \$6 : \$6 / \$5
-      print \$2, (b <= 1.1 && a <= 1.1), $2
+      even = b <= 1.1 && a <= 1.1
+      quiet = even && both && \$(NF - 3) <= 1.1 * \$3 && \$(NF - 2) <= 1.1 * \$4 &&
+        \$(NF - 1) <= 1.1 * \$5 && \$NF <= 1.1 * \$6
+      print \$2, even, $2, quiet
     }" "$1" | sort -k1,1 -k3,3g
 }
 
