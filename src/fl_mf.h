@@ -75,8 +75,8 @@ typedef struct {
                           * step parity (see balanced_cut in matrix_free.c) */
   int *teval;            /* per thread, krow + 4 (zeros past K): a plan's clusters */
   int qmax;              /* most candidates evaluated together */
-  int *tpos;             /* per thread, 3 qmax + nchunks: eval_share's cursors and
-                          * buckets */
+  int *tpos;             /* per thread, 3 qmax + 2 nchunks: eval_share's cursors,
+                          * buckets and counts of visits per chunk */
   float *tdf;            /* per thread: FL_DOT_BATCH candidates' distances to the
                           * centers (plan_batch) */
 } fl_mf;

@@ -450,7 +450,8 @@ static int item_from(const fl_mf_heap *s, int q, int ch, int nchunks)
  * kernel calls with fewer candidates each.  (An earlier run of chunk ids
  * searched for the cut with a sum over the candidates at every probe: 3.3
  * ms of the rounds' 0.11 s on "large"; the counts of visits per chunk,
- * count[], take one pass over the items.) */
+ * count[], take one pass over the items, which every lane makes itself
+ * rather than meet once more.) */
 typedef struct { int lo, hi; } fl_run;
 
 /* The first chunk before which lie at least want of the visits counted. */

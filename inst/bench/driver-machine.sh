@@ -31,8 +31,8 @@ pass_on() {
 }
 
 # Both CPUs' passes at once, "CPU0,CPU1": on a shared host two vCPUs
-# busy together can each run slower than alone (their host threads then
-# share a core), which a pass on one CPU at a time does not show.
+# busy together can each run slower than alone, which a pass on one CPU
+# at a time does not show.
 pass_both() {
   local f0 f1
   f0=$(mktemp); f1=$(mktemp)

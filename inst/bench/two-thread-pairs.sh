@@ -17,11 +17,12 @@
 # process.  A row is even when each CPU's pass took at most 1.1 times the
 # other's, before and after, and quiet when, besides, each CPU's pass took
 # at most 1.1 times as long with both CPUs running one at once (before and
-# after): on this VM two busy vCPUs sometimes slow each other down for
-# minutes (2-thread solves of 0.14 to 0.16 s instead of 0.11 to 0.12 s on
-# "large" with each CPU as fast as the other alone), which passes on one
-# CPU at a time do not show.  Writes OUT/two-thread-pairs.csv (one row a
-# pair), OUT/two-thread-pairs-summary.csv (per preset: rows, the median
+# after).  On this VM 2-thread solves on "large" took 0.11 to 0.12 s in
+# some minutes and 0.14 to 0.16 s in others with each CPU as fast as the
+# other alone; the passes with both busy did not show that state either
+# (the quiet rows' medians were within 0.03 of all rows').  Writes
+# OUT/two-thread-pairs.csv (one row a pair),
+# OUT/two-thread-pairs-summary.csv (per preset: rows, the median
 # and 90th percentile of the speedup, even rows, quiet rows and their
 # medians) and OUT/two-thread-pairs-machine.txt.  SECONDS 0: only the
 # summary, of an OUT/two-thread-pairs.csv already there.
