@@ -1,7 +1,8 @@
 /* Generation 6 (mode nhpc): hpc with nested parallelism.  The team is cut
  * into G groups of M threads; the groups take heaps in turn (one heap in
  * all when G = 1, FL_HEAPS_PER_GROUP per group otherwise) and a group's M
- * threads split the planning and the chunks of every gain evaluation.
+ * threads split the planning and the chunks of every gain evaluation, two
+ * by two, the two threads of a pair working its share from both ends.
  * Lane 0 drives the CELF chain and posts up to post_cap() (matrix_free.c)
  * stale tops at a time; the group meets at its own sense-reversing barrier
  * once per heap taken and three times per step (candidates posted; plans

@@ -13,10 +13,11 @@
 /* Per-heap evaluation scratch, shared by the threads of the group working
  * on that heap, with room for Q candidates (post_most() in matrix_free.c,
  * FL_TEAM_BATCH for heap 0 and the per-thread scratch).  The leader posts
- * up to post_cap() of them at a time; the lanes plan them (a run of them
- * each), then share out their work items (the chunks each plan visits):
- * each lane takes its share of each candidate's client visits (eval_share
- * in matrix_free.c), the shares following the lanes' speeds (balanced_cut).
+ * up to post_cap() of them at a time; the lanes plan them, then share out
+ * their work items (the chunks each plan visits), in pairs: each pair
+ * takes a run of the candidates and a run of chunk ids (eval_share in
+ * matrix_free.c), cut by the lanes' speeds (balanced_cut), and its two
+ * lanes work each from its two ends (fl_claim).
  * posted is double-buffered by step parity, so the leader may post the
  * next step while followers still read the last. */
 typedef struct {
@@ -41,6 +42,8 @@ typedef struct {
   int k, batch, nheaps, round, nselected;
   int next_heap;         /* the next heap a group may take this phase */
   int *taken;            /* per group, a cache line apart: the heap its leader took */
+  long long *claims;     /* per thread, a cache line apart: its pair's units claimed
+                          * (claim_upto in matrix_free.c) */
   int quota;             /* a heap's refresh stops at this many fresh entries, */
   int steps;             /* ... after this many evaluation steps, */
   double stop;           /* ... or at a top keyed below this */
@@ -75,8 +78,8 @@ typedef struct {
                           * step parity (see balanced_cut in matrix_free.c) */
   int *teval;            /* per thread, krow + 4 (zeros past K): a plan's clusters */
   int qmax;              /* most candidates evaluated together */
-  int *tpos;             /* per thread, 3 qmax + 2 nchunks: eval_share's cursors,
-                          * buckets and counts of visits per chunk */
+  int *tpos;             /* per thread, 3 qmax + 2 nchunks: walk_chunks' cursors
+                          * and buckets, pair_run's counts of visits per chunk */
   float *tdf;            /* per thread: FL_DOT_BATCH candidates' distances to the
                           * centers (plan_batch) */
 } fl_mf;

@@ -204,7 +204,8 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
                     + 12.0 * (post_most(c) + FL_TEAM_BATCH)
                     + 4.0 * FL_DOT_BATCH * (K + FL_COLS_PAD) + 64.0
                     + 8.0 * nchunks
-                    + 4.0 * fl_thread_stride(1, sizeof(int)));
+                    + 4.0 * fl_thread_stride(1, sizeof(int))
+                    + 8.0 * fl_thread_stride(2, sizeof(long long)));
 }
 
 /* Evaluation scratch for up to Q candidates at once. */
@@ -245,11 +246,11 @@ static void mf_free(fl_mf *r)
   free(r->settle_round); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->pcand); free(r->pyo);
   free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount); free(r->lanes);
-  free(r->teval); free(r->tpos); free(r->tdf); free(r->taken);
+  free(r->teval); free(r->tpos); free(r->tdf); free(r->taken); free(r->claims);
   fl_clusters_free(&r->cl);
 }
 
-/* Ints of each thread's eval_share scratch (tpos): pos, end and link per
+/* Ints of each thread's walk_chunks scratch (tpos): pos, stop and link per
  * posted candidate, then a bucket and a count of visits per chunk. */
 static size_t tpos_size(const fl_mf *r)
 {
@@ -290,6 +291,7 @@ static int mf_alloc(fl_mf *r)
   r->tcount = calloc(T * FL_MF_PAD, sizeof(double));
   r->lanes = calloc(T * lane_stride(), sizeof(double));   /* 0: no records yet */
   r->taken = malloc(T * fl_thread_stride(1, sizeof(int)) * sizeof(int));
+  r->claims = calloc(T * fl_thread_stride(2, sizeof(long long)), sizeof(long long));
   r->qmax = post_most(r->c) > FL_TEAM_BATCH ? post_most(r->c) : FL_TEAM_BATCH;
   r->tpos = malloc(T * fl_thread_stride(tpos_size(r), sizeof(int)) * sizeof(int));
   r->tdf = malloc(T * tdf_size(r) * sizeof(float));
@@ -298,9 +300,9 @@ static int mf_alloc(fl_mf *r)
       !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
       !r->from || !r->pick || !r->pcand || !r->pyo ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount || !r->lanes ||
-      !r->teval || !r->tpos || !r->tdf || !r->taken)
+      !r->teval || !r->tpos || !r->tdf || !r->taken || !r->claims)
     return FL_ERR_NOMEM;
-  for (size_t t = 0; t < T; t++) {   /* eval_share's buckets empty, its counts zero */
+  for (size_t t = 0; t < T; t++) {   /* walk_chunks' buckets empty, pair_run's counts zero */
     int *bucket = r->tpos + t * fl_thread_stride(tpos_size(r), sizeof(int)) + 3 * r->qmax;
     for (int ch = 0; ch < r->cl.nchunks; ch++) bucket[ch] = -1;
     memset(bucket + nch, 0, nch * sizeof(int));
@@ -405,18 +407,35 @@ static void plan_batch(fl_mf *r, fl_mf_heap *s, int q0, int q1, int all, int tid
   for (int q = q0; q < q1; q++) plan_one(r, s, q, df + (size_t) (q - q0) * cl->krow, all, tid);
 }
 
-/* A lane's share of its group's evaluation step: the fractions [lo, hi)
- * of the posted candidates it plans (one run of them, so that no two
- * lanes write the same cache line) and of each candidate's client visits
- * it evaluates.  Adjacent lanes compute the cut between them by the same
- * expression, so the shares never overlap or leave a gap (see
- * balanced_cut). */
+/* A group's evaluation step is shared out to its lanes in pairs (lanes
+ * 2p and 2p + 1; the last one alone when M is odd).  Each pair takes one
+ * run of the posted candidates to plan and, once the group has met, one
+ * run of chunk ids to visit, cut at fractions [lo, hi) of the step's
+ * plans and client visits that follow the lanes' speeds (balanced_cut);
+ * adjacent pairs compute the cut between them by the same expression, so
+ * the runs never overlap or leave a gap.  The two lanes of a pair work
+ * each run from its two ends (fl_claim). */
 typedef struct { double lo, hi; } fl_cut;
 typedef struct { fl_cut plans, visits; } fl_share;
+/* What a lane did in one phase of a step: its fraction of the step's
+ * work, the seconds it took and the work (plans or client visits). */
+typedef struct { double share, secs, work; } fl_lane_step;
 
-static fl_share even_share(int lane, int M)
+/* The first lane of lane's pair, and the first lane after it. */
+static int pair_front(int lane)
 {
-  fl_cut c = { (double) lane / M, (double) (lane + 1) / M };
+  return lane & ~1;
+}
+
+static int pair_next(int lane, int M)
+{
+  return (lane | 1) + 1 < M ? (lane | 1) + 1 : M;
+}
+
+/* The even runs of lane's pair in a group of M. */
+static fl_share pair_even(int lane, int M)
+{
+  fl_cut c = { (double) pair_front(lane) / M, (double) pair_next(lane, M) / M };
   fl_share sh = { c, c };
   return sh;
 }
@@ -425,6 +444,90 @@ static fl_share even_share(int lane, int M)
 static int cut_at(double f, int n)
 {
   return f >= 1.0 ? n : (int) (f * n);
+}
+
+/* The two lanes of a pair share a run of n units (candidates or chunk
+ * ids) from its two ends: the front lane holds units [0, mine), the back
+ * one [n - mine, n), each claiming more by an atomic add to the pair's
+ * counter `taken` (units claimed in all, zero at the step's start) as it
+ * reaches the end of what it holds, a third of what was left at its last
+ * claim (a fourth: a third left one lane a ninth of the step alone at its
+ * end) or what it needs, whichever is more, and at least 1/32 of the run:
+ * 3 to 4 claims a lane and phase.  The lane that runs slower, its vCPU
+ * lent to another tenant for a while or its caches colder, so leaves more
+ * to the other.  With the cut between the two lanes set ahead by their
+ * speeds in the steps before instead, one lane finished its visits last
+ * in 566 of 739 steps (nhpc, 2 threads, "large", n = 30000), and the
+ * lanes waited for each other 9.9 ms in all at the step's two meetings
+ * after their work (3 alternations, instrumented), 3.4 ms with the
+ * claims, which also spare the pass over the items that cut the chunk
+ * ids (2 ms a lane); the solves took 0.1019 s against 0.1033 (medians of
+ * 16 alternations; "medium_cluster" 0.1611 and 0.1616, "strong_cluster"
+ * 0.0987 and 0.0989). */
+typedef long long fl_units;   /* client visits of a step pass 2^31 at n = 3.4e7 */
+typedef struct {
+  fl_units *taken;   /* the pair's counter; NULL for a lane alone */
+  fl_units n, mine;
+  fl_units seen;     /* units claimed in all after this lane's last claim */
+} fl_claim;
+
+static fl_claim claim_start(fl_units *taken, fl_units n)
+{
+  fl_claim c = { taken, n, taken ? 0 : n, 0 };
+  return c;
+}
+
+/* The units this lane holds once it has claimed up to `need` of them
+ * from its end, or more: fewer when the other lane holds the rest. */
+static fl_units claim_upto(fl_claim *c, fl_units need)
+{
+  if (need > c->n) need = c->n;
+  while (c->mine < need && c->seen < c->n) {
+    fl_units want = (c->n - c->seen) / 4, before;
+    if (want < c->n / 32) want = c->n / 32;
+    if (want < need - c->mine) want = need - c->mine;
+#ifdef _OPENMP
+#pragma omp atomic capture
+#endif
+    { before = *c->taken; *c->taken += want; }
+    c->seen = before + want;
+    if (before < c->n) c->mine += c->n - before < want ? c->n - before : want;
+  }
+  return c->mine;
+}
+
+/* The counters of the pair whose front lane is thread tid, a cache line
+ * apart from the others': plans [0] and chunk ids [1] claimed.  The
+ * group's leader zeroes its pairs' before it posts a step. */
+static fl_units *pair_claims(const fl_mf *r, int tid)
+{
+  return r->claims + (size_t) tid * fl_thread_stride(2, sizeof(fl_units));
+}
+
+static void claims_reset(const fl_mf *r, int base, int M)
+{
+  for (int l = 0; l < M; l += 2) {
+    fl_units *c = pair_claims(r, base + l);
+    c[0] = c[1] = 0;
+  }
+}
+
+/* Plan the posted candidates [lo, hi) this lane holds of its pair's run,
+ * FL_DOT_BATCH at a time; returns how many it planned. */
+static int plan_run(fl_mf *r, fl_mf_heap *s, int lo, int hi, fl_units *taken, int back,
+                    int all, int tid)
+{
+  fl_claim claim = claim_start(taken, hi - lo);
+  int done = 0;
+  for (int u = 0;;) {
+    int held = (int) claim_upto(&claim, u + 1);   /* a batch, or what is left */
+    if (held <= u) break;
+    int v = held < u + FL_DOT_BATCH ? held : u + FL_DOT_BATCH;
+    plan_batch(r, s, back ? hi - v : lo + u, back ? hi - u : lo + v, all, tid);
+    done += v - u;
+    u = v;
+  }
+  return done;
 }
 
 /* Candidate q's first item in chunk ch or a later one. */
@@ -440,37 +543,32 @@ static int item_from(const fl_mf_heap *s, int q, int ch, int nchunks)
   return lo;
 }
 
-/* The chunks [lo, hi) of a lane's share of an evaluation step.  Each lane
- * takes one run of chunk ids for all the posted candidates, cut where the
- * visits of all of them before it reach the share's fractions, so that
- * every chunk is read by one lane, with all the candidates that visit it,
- * as at one thread.  Cutting each candidate's visits at the fractions
- * instead (one binary search per candidate) read 9% ("large", n = 30000)
- * to 17% ("medium_cluster") more chunks at 2 threads than at 1, in
- * kernel calls with fewer candidates each.  (An earlier run of chunk ids
- * searched for the cut with a sum over the candidates at every probe: 3.3
- * ms of the rounds' 0.11 s on "large"; the counts of visits per chunk,
- * count[], take one pass over the items, which every lane makes itself
- * rather than meet once more.) */
+/* A pair's run of chunk ids [lo, hi) for the visit fractions f of a
+ * step: every chunk is read by one pair, with all the candidates that
+ * visit it, as at one thread.  (Cutting each candidate's visits at the
+ * fractions instead read 9% ("large", n = 30000) to 17%
+ * ("medium_cluster") more chunks at 2 threads than at 1, in kernel calls
+ * with fewer candidates each.)  count[] (nchunks, zero), the visits per
+ * chunk of all the posted candidates, takes one pass over their items,
+ * which each lane makes itself rather than meet once more; it is left
+ * zero. */
 typedef struct { int lo, hi; } fl_run;
 
 /* The first chunk before which lie at least want of the visits counted. */
-static int run_cut(const int *count, int first, int last, double want, double *below)
+static int run_cut(const int *count, int first, int last, double want)
 {
   double sum = 0.0;
   int ch = first;
-  if (want > 0.0)
-    while (ch <= last && sum < want) sum += count[ch++];
-  *below = sum;
-  return want > 0.0 ? ch : 0;
+  while (ch <= last && sum < want) sum += count[ch++];
+  return ch;
 }
 
-/* This lane's run for the visit fractions *f, which it then sets to the
- * fractions the run holds; count[] (nchunks, zero) is left zero. */
-static fl_run lane_run(const fl_mf_heap *s, int np, int nchunks, fl_cut *f, int *count)
+static fl_run pair_run(const fl_mf_heap *s, int np, int nchunks, fl_cut f, int *count)
 {
+  fl_run run = { 0, nchunks };
+  if (f.lo <= 0.0 && f.hi >= 1.0) return run;
   int first = nchunks, last = -1;
-  double total = 0.0, lo = 0.0, hi = 0.0;
+  double total = 0.0;
   for (int q = 0; q < np; q++) {
     const int *it = s->item_ch + (size_t) q * nchunks;
     const int *cum = s->item_cum + (size_t) q * (nchunks + 1), n = s->nitems[q];
@@ -479,24 +577,20 @@ static fl_run lane_run(const fl_mf_heap *s, int np, int nchunks, fl_cut *f, int 
     if (n > 0 && it[n - 1] > last) last = it[n - 1];
     total += cum[n];
   }
-  fl_run run = { f->lo <= 0.0 ? 0 : run_cut(count, first, last, f->lo * total, &lo),
-                 f->hi >= 1.0 ? nchunks : run_cut(count, first, last, f->hi * total, &hi) };
+  if (f.lo > 0.0) run.lo = run_cut(count, first, last, f.lo * total);
+  if (f.hi < 1.0) run.hi = run_cut(count, first, last, f.hi * total);
   if (last >= first) memset(count + first, 0, (size_t) (last - first + 1) * sizeof(int));
-  if (total > 0.0) {
-    f->lo = f->lo <= 0.0 ? 0.0 : lo / total;
-    f->hi = f->hi >= 1.0 ? 1.0 : hi / total;
-  }
   return run;
 }
 
-/* The chunk of posted candidate q's item at cursor at, INT_MAX at end. */
-static int item_chunk(const fl_mf_heap *s, int q, int at, int end, int nchunks)
+/* The chunk of posted candidate q's item at cursor at, -1 at stop. */
+static int item_chunk(const fl_mf_heap *s, int q, int at, int stop, int nchunks)
 {
-  return at < end ? s->item_ch[(size_t) q * nchunks + at] : INT_MAX;
+  return at != stop ? s->item_ch[(size_t) q * nchunks + at] : -1;
 }
 
 /* The partial gains over chunk ch of nq posted candidates cand[], into
- * their items item[] (eval_share). */
+ * their items item[] (walk_chunks). */
 static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch,
                         const fl_cand *const *cand, const size_t *item, int nq, int all)
 {
@@ -508,53 +602,73 @@ static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch,
   }
 }
 
-/* This lane's share *sh of the posted evaluations: its run of the
- * candidates' plans (FL_DOT_BATCH at a time), then, after the group of M
- * meets, its run of chunks (lane_run; sh->visits is left holding the
- * fractions of the visits it took).  Items are taken
- * chunk by chunk across the posted candidates (their lists are in chunk
- * order, merged here), each chunk with all the candidates that visit it:
- * the candidates posted together are mostly close to each other, so a chunk
- * read once from memory serves several of them (at n = 1e6 the clients no
- * longer fit in the caches), up to FL_DOT_BATCH in one kernel call that
- * loads each coordinate of the chunk once for all of them, and the lanes'
- * shares of them mostly fall on the same chunk ids, so each lane keeps to
- * its own chunks.  A candidate's partial gain over a chunk has the same
- * bits whichever others share the call.  bar is NULL for a group of one.
- * Returns the client visits of this lane's items; secs, when not NULL,
- * receives the seconds its plans and its visits took.  */
-static double eval_share(fl_mf *r, fl_mf_heap *s, int all, fl_share *sh, int M,
-                         fl_barrier *bar, int tid, double *secs)
+/* This lane's part of its pair's run of chunk ids: chunk by chunk across
+ * the posted candidates (their lists of items are in chunk order, merged
+ * here), from the run's front or its back, each chunk with all the
+ * candidates that visit it: the candidates posted together are mostly
+ * close to each other, so a chunk read once from memory serves several of
+ * them (at n = 1e6 the clients no longer fit in the caches), up to
+ * FL_DOT_BATCH in one kernel call that loads each coordinate of the chunk
+ * once for all of them.  A candidate's partial gain over a chunk has the
+ * same bits whichever others share the call.  Returns the client visits
+ * of the posted candidates in all; *mine receives this lane's. */
+static double walk_chunks(fl_mf *r, fl_mf_heap *s, int all, int tid, fl_run run,
+                          fl_units *taken, int back, double *mine)
 {
   const fl_clusters *cl = &r->cl;
-  const int np = s->npend, nch = cl->nchunks, last = cut_at(sh->plans.hi, np);
-  double start = secs ? fl_wtime() : 0.0;
-  for (int q0 = cut_at(sh->plans.lo, np); q0 < last; q0 += FL_DOT_BATCH)
-    plan_batch(r, s, q0, last - q0 < FL_DOT_BATCH ? last : q0 + FL_DOT_BATCH, all, tid);
-  if (secs) secs[0] = fl_wtime() - start;
-  if (bar) fl_barrier_wait(bar, M);   /* plans written */
-  if (secs) start = fl_wtime();
+  const int np = s->npend, nch = cl->nchunks;
   int *pos = r->tpos + tid * fl_thread_stride(tpos_size(r), sizeof(int));
-  int *end = pos + r->qmax, *link = end + r->qmax, *bucket = link + r->qmax;
-  fl_run run = { 0, nch };
-  if (M > 1) run = lane_run(s, np, nch, &sh->visits, bucket + nch);
+  int *stop = pos + r->qmax, *link = stop + r->qmax, *bucket = link + r->qmax;
+  int first = INT_MAX, last = -1;   /* the run's first and last chunks visited */
+  fl_units visits = 0;               /* client visits in the run */
+  double total = 0.0;
+  for (int q = 0; q < np; q++) {
+    const int *it = s->item_ch + (size_t) q * nch;
+    const int *cum = s->item_cum + (size_t) q * (nch + 1);
+    int a = run.lo > 0 ? item_from(s, q, run.lo, nch) : 0;
+    int b = run.hi < nch ? item_from(s, q, run.hi, nch) : s->nitems[q];
+    pos[q] = back ? b - 1 : a;
+    stop[q] = back ? a - 1 : b;
+    if (a < b) {
+      first = it[a] < first ? it[a] : first;
+      last = it[b - 1] > last ? it[b - 1] : last;
+    }
+    visits += cum[b] - cum[a];
+    total += cum[s->nitems[q]];
+  }
+  *mine = 0.0;
+  if (last < first) return total;
   /* bucket[ch]: the candidates whose next item is chunk ch, linked by
    * link[] (-1 ends a list; every bucket is empty between calls).  Two
    * scans of the posted candidates for each chunk instead took 11% of
-   * nhpc's time on "medium_cluster" (n = 12000, perf), these 8%. */
-  int lo = INT_MAX, hi = -1;   /* the first and last chunks with a candidate */
+   * nhpc's time on "medium_cluster" (n = 12000, perf), these 8%.  Chunk
+   * ch is u = dir (ch - base) from this lane's end of the run. */
+  const int dir = back ? -1 : 1, base = back ? last : first;
+  int far = -1;   /* the furthest chunk with a candidate, from the end */
   for (int q = 0; q < np; q++) {
-    pos[q] = run.lo > 0 ? item_from(s, q, run.lo, nch) : 0;
-    end[q] = run.hi < nch ? item_from(s, q, run.hi, nch) : s->nitems[q];
-    int ch = item_chunk(s, q, pos[q], end[q], nch);
-    if (ch == INT_MAX) continue;
+    int ch = item_chunk(s, q, pos[q], stop[q], nch);
+    if (ch < 0) continue;
     link[q] = bucket[ch];
     bucket[ch] = q;
-    lo = ch < lo ? ch : lo;
-    hi = ch > hi ? ch : hi;
+    far = dir * (ch - base) > far ? dir * (ch - base) : far;
   }
+  /* The claims count client visits: a chunk is this lane's when it holds
+   * the chunk's first visit counted from the front. */
+  fl_claim claim = claim_start(taken, visits);
   double pairs = 0.0;
-  for (int ch = lo; ch <= hi; ch++) {
+  int u = 0;
+  fl_units done = 0;   /* visits claimed from this lane's end before chunk u */
+  for (; u <= far; u++) {
+    const int ch = base + dir * u;
+    if (bucket[ch] < 0) continue;
+    if (taken) {
+      fl_units here = 0;
+      for (int q = bucket[ch]; q >= 0; q = link[q])
+        here += s->item_cum[(size_t) q * (nch + 1) + pos[q] + 1] - s->item_cum[(size_t) q * (nch + 1) + pos[q]];
+      if (claim_upto(&claim, done + here) <= (back ? done + here - 1 : done))
+        break;   /* the rest is the other lane's */
+      done += here;
+    }
     const fl_cand *cand[FL_DOT_BATCH] = { NULL };
     size_t item[FL_DOT_BATCH];
     int nq = 0, nvisit = 0;
@@ -563,11 +677,12 @@ static double eval_share(fl_mf *r, fl_mf_heap *s, int all, fl_share *sh, int M,
       nvisit++;
       cand[nq] = &s->cand[q];
       item[nq++] = (size_t) q * nch + pos[q];
-      int to = item_chunk(s, q, ++pos[q], end[q], nch);   /* a later chunk */
-      if (to != INT_MAX) {
+      pos[q] += dir;
+      int to = item_chunk(s, q, pos[q], stop[q], nch);   /* further on */
+      if (to >= 0) {
         link[q] = bucket[to];
         bucket[to] = q;
-        hi = to > hi ? to : hi;
+        far = dir * (to - base) > far ? dir * (to - base) : far;
       }
       if (nq == FL_DOT_BATCH || after < 0) {
         chunk_share(cl, s, ch, cand, item, nq, all);
@@ -578,16 +693,43 @@ static double eval_share(fl_mf *r, fl_mf_heap *s, int all, fl_share *sh, int M,
     bucket[ch] = -1;
     pairs += (double) chunk_pairs(&cl->chunk[ch], all) * nvisit;
   }
+  for (; u <= far; u++) bucket[base + dir * u] = -1;
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
-  if (secs) secs[1] = fl_wtime() - start;
-  return pairs;
+  *mine = (double) (taken ? done : visits);
+  return total;
+}
+
+/* This lane's part of the posted evaluations, its pair's runs in *sh:
+ * its plans, then, after the group of M (bar; NULL for a group of one)
+ * meets, its client visits.  rec, when not NULL, receives what it did in
+ * each phase (FL_PHASE_PLANS, FL_PHASE_VISITS). */
+static void eval_share(fl_mf *r, fl_mf_heap *s, int all, fl_share sh, int lane, int M,
+                       fl_barrier *bar, int tid, fl_lane_step *rec)
+{
+  const int np = s->npend, back = lane & 1, alone = (lane | 1) >= M;
+  fl_units *claims = alone ? NULL : pair_claims(r, tid - back);
+  double start = rec ? fl_wtime() : 0.0;
+  int plans = plan_run(r, s, cut_at(sh.plans.lo, np), cut_at(sh.plans.hi, np),
+                       alone ? NULL : &claims[0], back, all, tid);
+  if (rec) {
+    fl_lane_step p = { np > 0 ? (double) plans / np : 0.0, fl_wtime() - start, plans };
+    rec[FL_PHASE_PLANS] = p;
+  }
+  if (bar) fl_barrier_wait(bar, M);   /* plans written */
+  if (rec) start = fl_wtime();
+  int *count = r->tpos + tid * fl_thread_stride(tpos_size(r), sizeof(int)) + 3 * r->qmax + r->cl.nchunks;
+  fl_run run = pair_run(s, np, r->cl.nchunks, sh.visits, count);
+  double mine, total = walk_chunks(r, s, all, tid, run, alone ? NULL : &claims[1], back, &mine);
+  if (rec) {
+    fl_lane_step v = { total > 0.0 ? mine / total : 0.0, fl_wtime() - start, mine };
+    rec[FL_PHASE_VISITS] = v;
+  }
 }
 
 /* The posted evaluations by the calling thread alone. */
 static void eval_alone(fl_mf *r, fl_mf_heap *s, int tid)
 {
-  fl_share sh = even_share(0, 1);
-  eval_share(r, s, 0, &sh, 1, NULL, tid, NULL);
+  eval_share(r, s, 0, pair_even(0, 1), 0, 1, NULL, tid, NULL);
 }
 
 /* Partial gains of posted candidate q added in chunk order: the same bits
@@ -672,18 +814,18 @@ static void finish_eval(fl_mf *r, int h, int tid)
   r->tcount[(size_t) tid * FL_MF_PAD + 1] += s->npend;
 }
 
-/* Each lane's share of its group's step follows the lanes' speeds: the
- * vCPUs of a shared machine run at speeds that differ by 10% to 100% for
- * minutes at a time (other tenants), and with even shares the lanes on
- * faster ones waited for the slowest at every step.  Every lane records,
- * for the plans and for the client visits, the share it took, the seconds
- * it took them and the work in them; the next step moves each share
- * FL_BALANCE_GAIN of the way to the one that would have made the lanes
- * finish together (share over seconds, normalised), unless the step had
- * less work than `least` (mostly the clock and the caches then), and
- * gives every lane at least FL_BALANCE_FLOOR / M.  The split changes no
- * result: a candidate's plan and partial gains have the same bits
- * whichever lane makes them. */
+/* The cuts between pairs of lanes follow the lanes' speeds: the vCPUs of
+ * a shared machine run at speeds that differ by 10% to 100% for minutes
+ * at a time (other tenants), and with even shares the lanes on faster
+ * ones waited for the slowest at every step.  Every lane records, for the
+ * plans and for the client visits, the share of the step it took, the
+ * seconds it took them and the work in them; the next step moves each
+ * lane's share FL_BALANCE_GAIN of the way to the one that would have made
+ * the lanes finish together (share over seconds, normalised), unless the
+ * step had less work than `least` (mostly the clock and the caches then),
+ * and gives every lane at least FL_BALANCE_FLOOR / M; a pair's run is its
+ * two lanes' shares.  The split changes no result: a candidate's plan and
+ * partial gains have the same bits whichever lane makes them. */
 #define FL_BALANCE_GAIN 0.5
 #define FL_BALANCE_FLOOR 0.25
 #define FL_BALANCE_PLANS 4       /* least plans per lane */
@@ -697,8 +839,7 @@ static double *lane_rec(const fl_mf *r, int tid, int parity, int phase)
 
 /* Where lane l's share of the group of M (threads base..base + M - 1)
  * starts, from their records of `phase` in slot `parity`: even until
- * every lane has one.  Adjacent lanes compute the cut between them by
- * this same loop, so the shares never overlap or leave a gap. */
+ * every lane has one. */
 static double balanced_cut(const fl_mf *r, int base, int M, int l, int phase, int parity,
                            double least)
 {
@@ -722,23 +863,28 @@ static double balanced_cut(const fl_mf *r, int base, int M, int l, int phase, in
   return below / all;
 }
 
-static fl_cut balanced(const fl_mf *r, int tid, int lane, int M, int phase, int parity,
-                       double least)
+/* The runs of the pair of lane (at thread tid) in its group of M. */
+static fl_share pair_share(const fl_mf *r, int tid, int lane, int M, int parity)
 {
-  fl_cut c = { balanced_cut(r, tid - lane, M, lane, phase, parity, least),
-               balanced_cut(r, tid - lane, M, lane + 1, phase, parity, least) };
-  return c;
+  int base = tid - lane, front = pair_front(lane), next = pair_next(lane, M);
+  fl_share sh = {
+    { balanced_cut(r, base, M, front, FL_PHASE_PLANS, parity, FL_BALANCE_PLANS),
+      balanced_cut(r, base, M, next, FL_PHASE_PLANS, parity, FL_BALANCE_PLANS) },
+    { balanced_cut(r, base, M, front, FL_PHASE_VISITS, parity, FL_BALANCE_VISITS),
+      balanced_cut(r, base, M, next, FL_PHASE_VISITS, parity, FL_BALANCE_VISITS) } };
+  return sh;
 }
 
 /* This lane's record of a step into the slot the next step reads, while
  * the other lanes may still read this step's. */
-static void note_lane(fl_mf *r, int tid, int parity, int phase, fl_cut c, double secs,
-                      double work)
+static void note_lane(fl_mf *r, int tid, int parity, const fl_lane_step *step)
 {
-  double *rec = lane_rec(r, tid, 1 - parity, phase);
-  rec[0] = c.hi - c.lo;
-  rec[1] = secs > 1e-9 ? secs : 1e-9;
-  rec[2] = work;
+  for (int phase = FL_PHASE_PLANS; phase <= FL_PHASE_VISITS; phase++) {
+    double *rec = lane_rec(r, tid, 1 - parity, phase);
+    rec[0] = step[phase].share;
+    rec[1] = step[phase].secs > 1e-9 ? step[phase].secs : 1e-9;
+    rec[2] = step[phase].work;
+  }
 }
 
 /* All threads of a group (M of them, this one at lane) refresh heap h:
@@ -753,18 +899,18 @@ static void refresh_heap(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int 
   int tid = fl_thread_id();
   for (int steps = 0;; steps++) {
     int slot = *iter & 1;
-    if (lane == 0) s->posted[slot] = next_stale(r, h, steps);
+    if (lane == 0) {
+      s->posted[slot] = next_stale(r, h, steps);
+      claims_reset(r, tid, M);
+    }
     fl_barrier_wait(bar, M);   /* candidates posted */
     if (s->posted[slot] == 0) break;
     (*iter)++;
     if (M > 1) {
-      int parity = *iter & 1, np = s->npend;
-      fl_share sh = { balanced(r, tid, lane, M, FL_PHASE_PLANS, parity, FL_BALANCE_PLANS),
-                      balanced(r, tid, lane, M, FL_PHASE_VISITS, parity, FL_BALANCE_VISITS) };
-      double secs[2], pairs = eval_share(r, s, 0, &sh, M, bar, tid, secs);
-      note_lane(r, tid, parity, FL_PHASE_PLANS, sh.plans, secs[0],
-                cut_at(sh.plans.hi, np) - cut_at(sh.plans.lo, np));
-      note_lane(r, tid, parity, FL_PHASE_VISITS, sh.visits, secs[1], pairs);
+      int parity = *iter & 1;
+      fl_lane_step step[2];
+      eval_share(r, s, 0, pair_share(r, tid, lane, M, parity), lane, M, bar, tid, step);
+      note_lane(r, tid, parity, step);
     } else {
       eval_alone(r, s, tid);
     }
@@ -1001,13 +1147,13 @@ static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub
   r->thresh = thresh;
   s->npend = np;
   memset(s->fine, 0, (size_t) np);
+  claims_reset(r, 0, r->c->threads);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(r->c->threads)
 #endif
   {
     int M = fl_team_size(), lane = fl_thread_id();
-    fl_share sh = even_share(lane, M);
-    eval_share(r, s, 1, &sh, M, M > 1 ? &r->bar[0] : NULL, lane, NULL);
+    eval_share(r, s, 1, pair_even(lane, M), lane, M, M > 1 ? &r->bar[0] : NULL, lane, NULL);
   }
   r->thresh = keep;
   r->tcount[1] += np;
@@ -1162,7 +1308,7 @@ static int first_threshold(fl_mf *r, int nopen, const int *leaf, const double *d
 /* Positions 0..nopen-1 of r->entries ordered by leaf[] (stable), NULL
  * when out of memory: candidates evaluated together then visit mostly the
  * same chunks, so a chunk read once from memory serves them all from the
- * L1 cache (see eval_share).  The order depends only on the data, not on
+ * L1 cache (see walk_chunks).  The order depends only on the data, not on
  * the thread count. */
 static int *locality_order(const fl_mf *r, int nopen, const int *leaf)
 {

@@ -167,11 +167,11 @@ test_that("the same call twice gives the same answer", {
 })
 
 test_that("nhpc's answer does not depend on how its threads share the steps", {
-  # At 2 threads (one group of two) the lanes share each evaluation step in
-  # proportion to their measured speeds, which differ from run to run: on
-  # this data the shares move away from halves.  A candidate's plan and
-  # partial gains keep their bits whichever lane makes them, so every run
-  # gives the answer of one thread.
+  # At 2 threads (one group of two) the lanes work each evaluation step
+  # from its two ends, each claiming more as it goes, so where they meet
+  # depends on how fast each ran, which differs from run to run.  A
+  # candidate's plan and partial gains keep their bits whichever lane makes
+  # them, so every run gives the answer of one thread.
   X <- facility_data("weak_cluster", n = 3000)
   fields <- c("selected", "gains", "objective", "bound", "evaluations", "pairs")
   one <- facility_greedy(X, 30, mode = "nhpc", sigma = 20, threads = 1)
