@@ -41,38 +41,61 @@ pass_both() {
   rm -f "$f0" "$f1"
 }
 
+# Nanoseconds per episode of the group barrier of two threads on CPUs 0
+# and 1, the faster of 3 runs: on a VM it follows how far apart the host
+# runs the two vCPUs.
+barrier_ns() {
+  GOMP_CPU_AFFINITY="0 1" "$pass_driver" --barrier --threads 2 --reps 3 --no-header |
+    fastest | awk '{ printf "%.0f\n", $1 * 1e9 }'
+}
+
 # pairs_run SECONDS CSV HEADER MEASURE: rows round the data files until
 # SECONDS have passed, each the time, the preset, each CPU's pass before
-# and after, what `MEASURE FILE ROW` prints (HEADER names it), and both
-# CPUs' passes at once before and after, into CSV.
+# and after, what `MEASURE FILE ROW` prints (HEADER names it), both CPUs'
+# passes at once before and after, and the barrier before and after,
+# into CSV.
 pairs_run() {
-  local seconds=$1 csv=$2 header=$3 measure=$4 row=0 file b0 b1 bb got
+  local seconds=$1 csv=$2 header=$3 measure=$4 row=0 file b0 b1 bb bn got
   local end=$(( $(date +%s) + seconds ))
-  echo "time,preset,pass0_before,pass1_before,pass0_after,pass1_after,$header,both0_before,both1_before,both0_after,both1_after" > "$csv"
+  echo "time,preset,pass0_before,pass1_before,pass0_after,pass1_after,$header,both0_before,both1_before,both0_after,both1_after,barrier_before,barrier_after" > "$csv"
   while [ "$(date +%s)" -lt "$end" ]; do
     for file in "${files[@]}"; do
       row=$((row + 1))
-      b0=$(pass_on 0); b1=$(pass_on 1); bb=$(pass_both)
+      b0=$(pass_on 0); b1=$(pass_on 1); bb=$(pass_both); bn=$(barrier_ns)
       got=$("$measure" "$file" "$row")
-      echo "$(date -u +%H:%M:%S),$(basename "$file" _30000.bin),$b0,$b1,$(pass_on 0),$(pass_on 1),$got,$bb,$(pass_both)" >> "$csv"
+      echo "$(date -u +%H:%M:%S),$(basename "$file" _30000.bin),$b0,$b1,$(pass_on 0),$(pass_on 1),$got,$bb,$(pass_both),$bn,$(barrier_ns)" >> "$csv"
     done
   done
 }
 
-# pairs_values CSV EXPR: "preset even value quiet" for each row of CSV,
-# sorted by preset and value; value is the awk expression EXPR of the row,
-# even is 1 when each CPU's pass took at most 1.1 times the other's,
-# before and after, and quiet 1 when, besides, each CPU's pass with both
-# busy took at most 1.1 times its pass alone, before and after (0 in a
-# CSV without those passes).
+# Barrier episodes (barrier_ns) at most this long before and after make a
+# row "near".  On the 2-vCPU VM of 2026-12-02 a round trip of a cache line
+# between the two CPUs (a probe, not kept) took 0.10 to 0.14 us in some
+# stretches and 0.42 to 0.55 us in others, where the barrier took 0.23 to
+# 0.26 us and nhpc's planning at 2 threads took 42 to 44 ms of CPU time
+# on "large" (n = 30000) against 29 ms in a stretch of the first kind and
+# 25 to 26 ms at 1 thread.
+near_ns=150
+
+# pairs_values CSV EXPR: "preset even value quiet near" for each row of
+# CSV, sorted by preset and value; value is the awk expression EXPR of the
+# row, even is 1 when each CPU's pass took at most 1.1 times the other's,
+# before and after, quiet 1 when, besides, each CPU's pass with both busy
+# took at most 1.1 times its pass alone, before and after, and near 1 when
+# the barrier took at most near_ns before and after (0 in a CSV without
+# those columns).
 pairs_values() {
-  awk -F, "NR == 1 { both = \$NF == \"both1_after\" }
+  awk -F, -v near_ns="$near_ns" "NR == 1 { for (i = 1; i <= NF; i++) col[\$i] = i }
+    function v(name) { return \$(col[name]) }
     NR > 1 {
       b = \$3 > \$4 ? \$3 / \$4 : \$4 / \$3; a = \$5 > \$6 ? \$5 / \$6 : \$6 / \$5
       even = b <= 1.1 && a <= 1.1
-      quiet = even && both && \$(NF - 3) <= 1.1 * \$3 && \$(NF - 2) <= 1.1 * \$4 &&
-        \$(NF - 1) <= 1.1 * \$5 && \$NF <= 1.1 * \$6
-      print \$2, even, $2, quiet
+      quiet = even && (\"both1_after\" in col) && v(\"both0_before\") <= 1.1 * \$3 &&
+        v(\"both1_before\") <= 1.1 * \$4 && v(\"both0_after\") <= 1.1 * \$5 &&
+        v(\"both1_after\") <= 1.1 * \$6
+      near = (\"barrier_after\" in col) && v(\"barrier_before\") <= near_ns &&
+        v(\"barrier_after\") <= near_ns
+      print \$2, even, $2, quiet, near
     }" "$1" | sort -k1,1 -k3,3g
 }
 

@@ -5,15 +5,18 @@
  *   facloc-bench [--mode M|all] [--threads T] [--n N] [--d D] [--k K]
  *                [--sigma S] [--clusters C] [--spread S] [--seed SEED]
  *                [--no-header] [--input FILE] [--reps R] [--exact]
- *                [--group-size M] [--pass]
+ *                [--group-size M] [--pass] [--barrier]
  *     Generates clustered points (C centres uniform in [0, 100]^d, points
  *     normal around them with sd `spread`) from a fixed seed, or reads n x d
  *     row-major doubles from --input FILE, and prints one CSV row per mode
  *     and run (--reps R runs each; --exact: matrix-free modes with batch 1,
  *     eps 0, tau 1; --group-size M: nhpc's threads per group, default 4;
- *     --pass: one exhaustive pass, as facility_pass_time(), instead):
+ *     --pass: one exhaustive pass, as facility_pass_time(), instead;
+ *     --barrier: the seconds per episode of T threads' group barrier,
+ *     instead):
  *     mode,threads,n,d,k,seconds,evaluations,pairs,objective,bound
- *     (a pass's row: evaluations m, pairs n m, objective the gains' sum)
+ *     (a pass's row: evaluations m, pairs n m, objective the gains' sum;
+ *     a barrier's: n the episodes timed)
  *
  *   facloc-bench --fuzz ITER [--seed SEED]
  *     Runs ITER random small problems through every mode and checks the
@@ -31,6 +34,7 @@
 #include "fl_clusters.h"
 #include "fl_kernel.h"
 #include "fl_pass.h"
+#include "fl_barrier.h"
 
 /* ---- random numbers: splitmix64, identical on every platform ---- */
 
@@ -150,7 +154,7 @@ static double *read_points(const char *path, int n, int d)
 typedef struct {
   int mode;            /* -1: every mode */
   int threads, n, d, k, clusters, reps, group_size;
-  int header, exact, pass;
+  int header, exact, pass, barrier;
   double sigma, spread;
   const char *input;   /* NULL: generated points */
 } bench_opts;
@@ -173,6 +177,31 @@ static int bench_pass(const bench_opts *o, const fl_problem *p)
   }
   free(gain);
   return rc;
+}
+
+/* The seconds per episode of nhpc's group barrier (fl_barrier) met by
+ * `threads` threads, over BARRIER_EPISODES of them, `reps` times: what
+ * each of a group's three meetings a step costs at least.  On a VM it
+ * follows how far apart the host runs the vCPUs (two-thread-pairs.sh). */
+#define BARRIER_EPISODES 100000
+static int bench_barrier(const bench_opts *o)
+{
+  for (int rep = 0; rep < o->reps; rep++) {
+    fl_barrier bar;
+    fl_barrier_init(&bar);
+    double t0 = now();
+#ifdef _OPENMP
+#pragma omp parallel num_threads(o->threads)
+#endif
+    {
+      int team = fl_team_size();
+      for (int e = 0; e < BARRIER_EPISODES; e++) fl_barrier_wait(&bar, team);
+    }
+    printf("barrier,%d,%d,0,0,%.9f,0,0,NA,NA\n", o->threads, BARRIER_EPISODES,
+           (now() - t0) / BARRIER_EPISODES);
+    fflush(stdout);
+  }
+  return 0;
 }
 
 /* Runs every mode asked for `reps` times (one CSV row a run) on the points
@@ -742,7 +771,7 @@ static void usage(void)
           "usage: facloc-bench [--mode g|c|dc|hc|hpc|nhpc|all] [--threads T] [--n N]\n"
           "                    [--d D] [--k K] [--sigma S] [--clusters C] [--spread S]\n"
           "                    [--seed SEED] [--no-header] [--input FILE] [--reps R]\n"
-          "                    [--exact] [--group-size M] [--pass]\n"
+          "                    [--exact] [--group-size M] [--pass] [--barrier]\n"
           "       facloc-bench --fuzz ITER [--seed SEED]\n");
 }
 
@@ -757,6 +786,7 @@ int main(int argc, char **argv)
     if (strcmp(arg, "--no-header") == 0) { o.header = 0; continue; }
     if (strcmp(arg, "--exact") == 0) { o.exact = 1; continue; }
     if (strcmp(arg, "--pass") == 0) { o.pass = 1; continue; }
+    if (strcmp(arg, "--barrier") == 0) { o.barrier = 1; continue; }
     if (!val) { usage(); return 2; }
     a++;
     if (strcmp(arg, "--mode") == 0) {
@@ -783,6 +813,10 @@ int main(int argc, char **argv)
       !(o.sigma > 0) || o.reps < 1 || o.group_size < 0) {
     usage();
     return 2;
+  }
+  if (o.barrier) {
+    if (o.header) printf("mode,threads,n,d,k,seconds,evaluations,pairs,objective,bound\n");
+    return bench_barrier(&o);
   }
   return bench(&o);
 }

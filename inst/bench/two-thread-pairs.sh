@@ -20,11 +20,14 @@
 # after).  On this VM 2-thread solves on "large" took 0.11 to 0.12 s in
 # some minutes and 0.14 to 0.16 s in others with each CPU as fast as the
 # other alone; the passes with both busy did not show that state either
-# (the quiet rows' medians were within 0.03 of all rows').  Writes
+# (the quiet rows' medians were within 0.03 of all rows'), the barrier of
+# two threads does: a row is near when the barrier took at most near_ns
+# (driver-machine.sh) before and after.  Writes
 # OUT/two-thread-pairs.csv (one row a pair),
 # OUT/two-thread-pairs-summary.csv (per preset: rows, the median
-# and 90th percentile of the speedup, even rows, quiet rows and their
-# medians) and OUT/two-thread-pairs-machine.txt.  SECONDS 0: only the
+# and 90th percentile of the speedup, even, quiet and near rows and their
+# medians, and the median of the other rows) and
+# OUT/two-thread-pairs-machine.txt.  SECONDS 0: only the
 # summary, of an OUT/two-thread-pairs.csv already there.
 set -euo pipefail
 data=$1
@@ -36,12 +39,14 @@ build=${TMPDIR:-/tmp}/facloc-two-thread-build
 summarise() {
   pairs_values "$1" '$10' | awk "$pairs_pick"'
     { all[$1] = all[$1] " " $3; rows[$1]++; if ($2) { even[$1] = even[$1] " " $3; nev[$1]++ }
-      if ($4) { quiet[$1] = quiet[$1] " " $3; nq[$1]++ } }
+      if ($4) { quiet[$1] = quiet[$1] " " $3; nq[$1]++ }
+      if ($5) { near[$1] = near[$1] " " $3; nn[$1]++ } else { far[$1] = far[$1] " " $3 } }
     END {
-      print "preset,rows,median_speedup,p90_speedup,even_rows,even_median_speedup,quiet_rows,quiet_median_speedup"
+      print "preset,rows,median_speedup,p90_speedup,even_rows,even_median_speedup,quiet_rows,quiet_median_speedup,near_rows,near_median_speedup,far_median_speedup"
       for (p in rows)
-        printf "%s,%d,%s,%s,%d,%s,%d,%s\n", p, rows[p], pick(all[p], 0.5), pick(all[p], 0.9), nev[p],
-               pick(even[p], 0.5), nq[p], pick(quiet[p], 0.5)
+        printf "%s,%d,%s,%s,%d,%s,%d,%s,%d,%s,%s\n", p, rows[p], pick(all[p], 0.5), pick(all[p], 0.9),
+               nev[p], pick(even[p], 0.5), nq[p], pick(quiet[p], 0.5), nn[p], pick(near[p], 0.5),
+               pick(far[p], 0.5)
     }'
 }
 csv=$out/two-thread-pairs.csv
