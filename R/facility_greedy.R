@@ -73,9 +73,10 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #' get evaluated in a round depends on that split. Gains themselves are
 #' summed in a fixed order, so with one heap (`"nhpc"` with `threads <=
 #' group_size`, by default up to 4 threads) the thread count does not
-#' matter, nor does how the group's threads share each evaluation step (in
-#' proportion to their measured speeds, so that a thread on a core slowed
-#' by other work does not hold the others up). Their `bound` is a true
+#' matter, nor does how the group's threads share each evaluation step (two
+#' by two, from both ends of the step, each taking more as it finishes what
+#' it holds, so that a thread on a core slowed by other work does not hold
+#' the others up). Their `bound` is a true
 #' upper bound but looser than the exact modes' in high dimension: it adds
 #' the cluster bounds of every client a gain evaluation skipped. The
 #' distances behind those cluster bounds are computed in single precision

@@ -54,8 +54,7 @@ if (identical(Sys.getenv("FACLOC_BENCH_CHILD"), "1")) {
   spec <- strsplit(args[5], ",")[[1]]
   rows <- mode_rows(spec[1], as.integer(spec[2]), spec[3],
                     as.integer(strsplit(spec[4], ":")[[1]]))
-  write.table(rows, out, sep = ",", append = TRUE, row.names = FALSE,
-              col.names = !file.exists(out))
+  append_rows(rows, out)
   quit(save = "no")
 }
 

@@ -83,8 +83,7 @@ if (identical(Sys.getenv("FACLOC_BENCH_CHILD"), "1")) {
   spec <- strsplit(args[5], ",")[[1]]
   fun <- if (spec[1] == "memory") memory_only else side_by_side
   rows <- fun(spec[2], as.integer(spec[3]))
-  write.table(rows, out, sep = ",", append = TRUE, row.names = FALSE,
-              col.names = !file.exists(out))
+  append_rows(rows, out)
   quit(save = "no")
 }
 

@@ -69,12 +69,13 @@ pairs_run() {
 }
 
 # Barrier episodes (barrier_ns) at most this long before and after make a
-# row "near".  On the 2-vCPU VM of 2026-12-02 a round trip of a cache line
-# between the two CPUs (a probe, not kept) took 0.10 to 0.14 us in some
-# stretches and 0.42 to 0.55 us in others, where the barrier took 0.23 to
-# 0.26 us and nhpc's planning at 2 threads took 42 to 44 ms of CPU time
-# on "large" (n = 30000) against 29 ms in a stretch of the first kind and
-# 25 to 26 ms at 1 thread.
+# row "near".  On the 2-vCPU VM of 2026-12-02 the barrier took 88 to 110
+# ns in some stretches of minutes and 198 to 298 ns (a few up to 1000) in
+# others, none between 110 and 198 in 816 probes (two-thread-pairs.sh, 20
+# minutes); a round trip of a cache line between the two CPUs (a probe,
+# not kept) took 0.10 to 0.14 us and 0.42 to 0.55 us, and nhpc's planning
+# at 2 threads took 29 ms and 42 to 44 ms of CPU time on "large" (n =
+# 30000), against 25 to 26 ms at 1 thread.
 near_ns=150
 
 # pairs_values CSV EXPR: "preset even value quiet near" for each row of

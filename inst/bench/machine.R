@@ -74,3 +74,11 @@ write_machine <- function(path) {
   writeLines(paste0(names(m), ": ", m), path)
   invisible(m)
 }
+
+# Append a child process's rows to the CSV at path, with the column names
+# when it starts the file.
+append_rows <- function(rows, path) {
+  fresh <- !file.exists(path)
+  utils::write.table(rows, path, sep = ",", append = !fresh, row.names = FALSE,
+                     col.names = fresh)
+}

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Two threads over one for nhpc on the n = 30000 presets (issues 3 and 9),
-# for machines whose vCPUs lose time to other tenants: each row pairs a
-# solve at 2 threads (bound to CPUs 0 and 1) with the faster of two solves
-# at 1 thread, one on each CPU, taken seconds apart, and records each
-# CPU's time for a small pass (n = 2000) before and after them, so that
-# the rows taken while the two CPUs ran at the same speed can be told from
-# the others.  (A 1-thread solve on a CPU that another tenant slows would
-# flatter 2 threads.)
+# Two threads over one for nhpc (or MODE) on the n = 30000 presets
+# (issues 3 and 9), for machines whose vCPUs lose time to other tenants:
+# each row pairs a solve at 2 threads (bound to CPUs 0 and 1) with the
+# faster of two solves at 1 thread, one on each CPU, taken seconds apart,
+# and records each CPU's time for a small pass (n = 2000) before and
+# after them, so that the rows taken while the two CPUs ran at the same
+# speed can be told from the others.  (A 1-thread solve on a CPU that
+# another tenant slows would flatter 2 threads.)
 #
 #   (DATA as for pass-share.sh: <preset>_30000.bin, d = 32)
-#   bash inst/bench/two-thread-pairs.sh DATA OUT [SECONDS]
+#   bash inst/bench/two-thread-pairs.sh DATA OUT [SECONDS [MODE]]
 #
 # Rows go round the presets until SECONDS (default 1500) have passed; in
 # each, the solves at 1 and 2 threads take turns going first, each the
@@ -23,7 +23,8 @@
 # (the quiet rows' medians were within 0.03 of all rows'), the barrier of
 # two threads does: a row is near when the barrier took at most near_ns
 # (driver-machine.sh) before and after.  Writes
-# OUT/two-thread-pairs.csv (one row a pair),
+# OUT/two-thread-pairs.csv (one row a pair; MODE, default nhpc, names
+# another solver, whose files are then two-thread-pairs-MODE*),
 # OUT/two-thread-pairs-summary.csv (per preset: rows, the median
 # and 90th percentile of the speedup, even, quiet and near rows and their
 # medians, and the median of the other rows) and
@@ -33,6 +34,9 @@ set -euo pipefail
 data=$1
 out=$2
 seconds=${3:-1500}
+mode=${4:-nhpc}
+name=two-thread-pairs
+[ "$mode" = nhpc ] || name=$name-$mode
 here=$(cd "$(dirname "$0")" && pwd)
 build=${TMPDIR:-/tmp}/facloc-two-thread-build
 . "$here/driver-machine.sh"
@@ -49,16 +53,16 @@ summarise() {
                pick(far[p], 0.5)
     }'
 }
-csv=$out/two-thread-pairs.csv
+csv=$out/$name.csv
 if [ "$seconds" -eq 0 ]; then
-  summarise "$csv" | tee "$out/two-thread-pairs-summary.csv"
+  summarise "$csv" | tee "$out/$name-summary.csv"
   exit 0
 fi
-driver_start "$out" two-thread-pairs "$build" \
+driver_start "$out" "$name" "$build" \
   "2 threads: GOMP_CPU_AFFINITY='0 1'; 1 thread: taskset -c 0 and -c 1"
 pass_driver=$build/facloc-bench
 files=("$data"/*_30000.bin)
-common="--mode nhpc --n 30000 --d 32 --k 100 --sigma 20 --no-header"
+common="--mode $mode --n 30000 --d 32 --k 100 --sigma 20 --no-header"
 one_on() { taskset -c "$1" "$pass_driver" $common --threads 1 --input "$2" --reps 2 | fastest; }
 two() { GOMP_CPU_AFFINITY="0 1" "$pass_driver" $common --threads 2 --input "$1" --reps 3 | fastest; }
 threads_pair() {   # FILE ROW: 1 thread on each CPU and 2 threads, in turns
@@ -68,4 +72,4 @@ threads_pair() {   # FILE ROW: 1 thread on each CPU and 2 threads, in turns
   echo "$c0,$c1,$t2" | awk -F, -v OFS=, '{ print $0, sprintf("%.3f", ($1 < $2 ? $1 : $2) / $3) }'
 }
 pairs_run "$seconds" "$csv" seconds_1_cpu0,seconds_1_cpu1,seconds_2,speedup threads_pair
-summarise "$csv" | tee "$out/two-thread-pairs-summary.csv"
+summarise "$csv" | tee "$out/$name-summary.csv"
