@@ -4,7 +4,8 @@
  * threads split the planning and the chunks of every gain evaluation, two
  * by two, the two threads of a pair working its share from both ends.
  * Lane 0 drives the CELF chain and posts up to post_cap() (matrix_free.c)
- * stale tops at a time; the group meets at its own sense-reversing barrier
+ * stale tops at a time, popping the next step's while its lanes start on
+ * this one (pop_ahead); the group meets at its own sense-reversing barrier
  * once per heap taken and three times per step (candidates posted; plans
  * written; partial gains written) instead of at team-wide barriers. */
 #include "fl_mf.h"

@@ -34,6 +34,9 @@ typedef struct {
   unsigned char *fine; /* Q: evaluate it finely (see next_stale in matrix_free.c) */
   float *yo;           /* Q x d: each candidate - org (fl_clusters_offset) */
   fl_cand *cand;       /* Q: each candidate as the chunk gains take it */
+  fl_entry *ahead;     /* Q: the heap's tops popped ahead of the next step
+                        * (pop_ahead in matrix_free.c), in pop order */
+  int nahead, ahead_at;
 } fl_mf_heap;
 
 typedef struct {

@@ -197,7 +197,7 @@ double fl_solve_bytes_matrix_free(const fl_problem *p, const fl_control *c)
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 17.0 * p->m + 16.0 * p->m
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
-    + (H * post_most(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 49.0 + 4.0 * p->d)
+    + (H * post_most(c) + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 65.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
     + b * (12.0 * nchunks + 9.0 * K + 40.0 + 4.0 * p->d) + 8.0 * K
     + c->threads * (10.0 * K + 512.0 + 8.0 * FL_MF_PAD + 8.0 * lane_stride()
@@ -222,8 +222,10 @@ static int scratch_init(fl_mf_heap *s, size_t Q, size_t nch, size_t d)
   s->fine = calloc(Q, 1);
   s->yo = malloc(Q * d * sizeof(float));
   s->cand = malloc(Q * sizeof(fl_cand));
+  s->ahead = malloc(Q * sizeof(fl_entry));
+  s->nahead = s->ahead_at = 0;
   return s->pending && s->left && s->guess && s->nitems && s->item_ch && s->item_cum &&
-    s->partial && s->slack && s->fine && s->yo && s->cand ? FL_OK : FL_ERR_NOMEM;
+    s->partial && s->slack && s->fine && s->yo && s->cand && s->ahead ? FL_OK : FL_ERR_NOMEM;
 }
 
 static void scratch_free(fl_mf_heap *s, int count)
@@ -232,7 +234,7 @@ static void scratch_free(fl_mf_heap *s, int count)
     for (int h = 0; h < count; h++) {
       free(s[h].pending); free(s[h].left); free(s[h].guess); free(s[h].nitems);
       free(s[h].item_ch); free(s[h].item_cum); free(s[h].partial); free(s[h].slack);
-      free(s[h].fine); free(s[h].yo); free(s[h].cand);
+      free(s[h].fine); free(s[h].yo); free(s[h].cand); free(s[h].ahead);
     }
   free(s);
 }
@@ -754,6 +756,34 @@ static int coarse_fresh(const fl_mf *r, fl_entry e)
     r->settle_round[e.idx] != r->round;
 }
 
+/* The leader of a group of several lanes pops the tops the next step
+ * will most likely post (up to `count`) while its lanes start on this
+ * step, which they then share out so that the others take more of it
+ * (fl_claim).  next_stale() takes the tops of these and of the heap in
+ * the heap's order, which is total (fl_entry_before), and pushes back
+ * those it leaves: it posts what it would have posted from the heap
+ * alone. */
+static void pop_ahead(fl_heap *hp, fl_mf_heap *s, int count)
+{
+  s->ahead_at = 0;
+  for (s->nahead = 0; s->nahead < count && hp->size > 0; s->nahead++)
+    s->ahead[s->nahead] = fl_heap_pop(hp);
+}
+
+/* The first of the tops popped ahead and the heap's, NULL when both are
+ * empty; ahead_pop() takes it. */
+static const fl_entry *ahead_top(const fl_heap *hp, const fl_mf_heap *s)
+{
+  const fl_entry *a = s->ahead_at < s->nahead ? &s->ahead[s->ahead_at] : NULL;
+  if (hp->size == 0) return a;
+  return a && fl_entry_before(*a, hp->a[0]) ? a : &hp->a[0];
+}
+
+static fl_entry ahead_pop(fl_heap *hp, fl_mf_heap *s)
+{
+  return ahead_top(hp, s) == &s->ahead[s->ahead_at] ? s->ahead[s->ahead_at++] : fl_heap_pop(hp);
+}
+
 /* Leader: move fresh tops to the fresh list and post up to post_cap()
  * stale tops for evaluation (popped into s->pending), the first of them
  * perhaps a top fresh with a coarse gain, to be evaluated finely
@@ -766,30 +796,33 @@ static int next_stale(fl_mf *r, int h, int steps_done)
   fl_mf_heap *s = &r->hs[h];
   s->npend = 0;
   const int cap = post_cap(r->c, steps_done);
-  while (s->npend < cap && r->nfresh[h] < r->quota && steps_done < r->steps && hp->size > 0 &&
-         hp->a[0].key >= r->stop) {
-    int fine = coarse_fresh(r, hp->a[0]);
+  const fl_entry *top;
+  while (s->npend < cap && r->nfresh[h] < r->quota && steps_done < r->steps &&
+         (top = ahead_top(hp, s)) != NULL && top->key >= r->stop) {
+    int fine = coarse_fresh(r, *top);
     if (fine && r->nfresh[h] > 0) {
       /* Only the leader of the fresh list is evaluated finely here: the
        * entries after it are rarely picks (fl_mf_merge evaluates those
        * that are), so their coarse gains are keyed down again and the
        * heap's order decides where they stand. */
-      fl_entry e = fl_heap_pop(hp);
+      fl_entry e = ahead_pop(hp, s);
       e.key /= 1.0 + FL_TIE;
       r->settle_round[e.idx] = r->round;
       fl_heap_push(hp, e);
       continue;
     }
-    if (hp->a[0].round == r->round) {
+    if (top->round == r->round) {
       if (s->npend > 0) break;
       if (!fine) {
-        r->fresh[(size_t) h * r->batch + r->nfresh[h]++] = fl_heap_pop(hp);
+        r->fresh[(size_t) h * r->batch + r->nfresh[h]++] = ahead_pop(hp, s);
         continue;
       }
     }
     s->fine[s->npend] = (unsigned char) fine;
-    s->pending[s->npend++] = fl_heap_pop(hp);
+    s->pending[s->npend++] = ahead_pop(hp, s);
   }
+  for (; s->ahead_at < s->nahead; s->ahead_at++) fl_heap_push(hp, s->ahead[s->ahead_at]);
+  s->nahead = s->ahead_at = 0;
   return s->npend;
 }
 
@@ -907,6 +940,7 @@ static void refresh_heap(fl_mf *r, int h, int lane, int M, fl_barrier *bar, int 
     if (s->posted[slot] == 0) break;
     (*iter)++;
     if (M > 1) {
+      if (lane == 0) pop_ahead(&r->heaps[h], s, post_cap(r->c, steps + 1));
       int parity = *iter & 1;
       fl_lane_step step[2];
       eval_share(r, s, 0, pair_share(r, tid, lane, M, parity), lane, M, bar, tid, step);
