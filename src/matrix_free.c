@@ -259,6 +259,12 @@ static size_t tpos_size(const fl_mf *r)
   return 3 * (size_t) r->qmax + 2 * (size_t) (r->cl.nchunks > 0 ? r->cl.nchunks : 1);
 }
 
+/* Thread tid's tpos scratch. */
+static int *thread_tpos(const fl_mf *r, int tid)
+{
+  return r->tpos + (size_t) tid * fl_thread_stride(tpos_size(r), sizeof(int));
+}
+
 /* Floats of each thread's distances to the centers (plan_batch). */
 static size_t tdf_size(const fl_mf *r)
 {
@@ -305,7 +311,7 @@ static int mf_alloc(fl_mf *r)
       !r->teval || !r->tpos || !r->tdf || !r->taken || !r->claims)
     return FL_ERR_NOMEM;
   for (size_t t = 0; t < T; t++) {   /* walk_chunks' buckets empty, pair_run's counts zero */
-    int *bucket = r->tpos + t * fl_thread_stride(tpos_size(r), sizeof(int)) + 3 * r->qmax;
+    int *bucket = thread_tpos(r, (int) t) + 3 * r->qmax;
     for (int ch = 0; ch < r->cl.nchunks; ch++) bucket[ch] = -1;
     memset(bucket + nch, 0, nch * sizeof(int));
   }
@@ -452,10 +458,10 @@ static int cut_at(double f, int n)
  * ids) from its two ends: the front lane holds units [0, mine), the back
  * one [n - mine, n), each claiming more by an atomic add to the pair's
  * counter `taken` (units claimed in all, zero at the step's start) as it
- * reaches the end of what it holds, a third of what was left at its last
- * claim (a fourth: a third left one lane a ninth of the step alone at its
- * end) or what it needs, whichever is more, and at least 1/32 of the run:
- * 3 to 4 claims a lane and phase.  The lane that runs slower, its vCPU
+ * reaches the end of what it holds: a fourth of what was left at its last
+ * claim (a third left one lane a ninth of the step alone at its end), at
+ * least 1/32 of the run and at least what it needs; 3 to 4 claims a lane
+ * and phase.  The lane that runs slower, its vCPU
  * lent to another tenant for a while or its caches colder, so leaves more
  * to the other.  With the cut between the two lanes set ahead by their
  * speeds in the steps before instead, one lane finished its visits last
@@ -508,7 +514,7 @@ static fl_units *pair_claims(const fl_mf *r, int tid)
 
 static void claims_reset(const fl_mf *r, int base, int M)
 {
-  for (int l = 0; l < M; l += 2) {
+  for (int l = 0; l + 1 < M; l += 2) {   /* the pairs' fronts */
     fl_units *c = pair_claims(r, base + l);
     c[0] = c[1] = 0;
   }
@@ -585,6 +591,13 @@ static fl_run pair_run(const fl_mf_heap *s, int np, int nchunks, fl_cut f, int *
   return run;
 }
 
+/* The client visits of posted candidate q's item at. */
+static int item_visits(const fl_mf_heap *s, int q, int at, int nchunks)
+{
+  const int *cum = s->item_cum + (size_t) q * (nchunks + 1);
+  return cum[at + 1] - cum[at];
+}
+
 /* The chunk of posted candidate q's item at cursor at, -1 at stop. */
 static int item_chunk(const fl_mf_heap *s, int q, int at, int stop, int nchunks)
 {
@@ -619,7 +632,7 @@ static double walk_chunks(fl_mf *r, fl_mf_heap *s, int all, int tid, fl_run run,
 {
   const fl_clusters *cl = &r->cl;
   const int np = s->npend, nch = cl->nchunks;
-  int *pos = r->tpos + tid * fl_thread_stride(tpos_size(r), sizeof(int));
+  int *pos = thread_tpos(r, tid);
   int *stop = pos + r->qmax, *link = stop + r->qmax, *bucket = link + r->qmax;
   int first = INT_MAX, last = -1;   /* the run's first and last chunks visited */
   fl_units visits = 0;               /* client visits in the run */
@@ -665,8 +678,7 @@ static double walk_chunks(fl_mf *r, fl_mf_heap *s, int all, int tid, fl_run run,
     if (bucket[ch] < 0) continue;
     if (taken) {
       fl_units here = 0;
-      for (int q = bucket[ch]; q >= 0; q = link[q])
-        here += s->item_cum[(size_t) q * (nch + 1) + pos[q] + 1] - s->item_cum[(size_t) q * (nch + 1) + pos[q]];
+      for (int q = bucket[ch]; q >= 0; q = link[q]) here += item_visits(s, q, pos[q], nch);
       if (claim_upto(&claim, done + here) <= (back ? done + here - 1 : done))
         break;   /* the rest is the other lane's */
       done += here;
@@ -719,7 +731,7 @@ static void eval_share(fl_mf *r, fl_mf_heap *s, int all, fl_share sh, int lane, 
   }
   if (bar) fl_barrier_wait(bar, M);   /* plans written */
   if (rec) start = fl_wtime();
-  int *count = r->tpos + tid * fl_thread_stride(tpos_size(r), sizeof(int)) + 3 * r->qmax + r->cl.nchunks;
+  int *count = thread_tpos(r, tid) + 3 * r->qmax + r->cl.nchunks;
   fl_run run = pair_run(s, np, r->cl.nchunks, sh.visits, count);
   double mine, total = walk_chunks(r, s, all, tid, run, alone ? NULL : &claims[1], back, &mine);
   if (rec) {

@@ -70,12 +70,13 @@ pairs_run() {
 
 # Barrier episodes (barrier_ns) at most this long before and after make a
 # row "near".  On the 2-vCPU VM of 2026-12-02 the barrier took 88 to 110
-# ns in some stretches of minutes and 198 to 298 ns (a few up to 1000) in
-# others, none between 110 and 198 in 816 probes (two-thread-pairs.sh, 20
+# ns in some stretches of minutes and 198 to 298 ns in others (89 of 816
+# probes 0.3 to 1 us), none between 110 and 198 (two-thread-pairs.sh, 20
 # minutes); a round trip of a cache line between the two CPUs (a probe,
-# not kept) took 0.10 to 0.14 us and 0.42 to 0.55 us, and nhpc's planning
-# at 2 threads took 29 ms and 42 to 44 ms of CPU time on "large" (n =
-# 30000), against 25 to 26 ms at 1 thread.
+# not kept) took 0.10 to 0.15 us and 0.42 to 0.55 us, and nhpc's planning
+# at 2 threads on "large" (n = 30000) took 29 ms of CPU time in one run
+# in a fast stretch and 41.5 to 50.3 ms in ten in slow ones, against
+# 24.8 to 31.4 ms at 1 thread.
 near_ns=150
 
 # pairs_values CSV EXPR: "preset even value quiet near" for each row of
