@@ -16,6 +16,17 @@
  * region costs about what a few thousand distances do). */
 #define FL_KMEANS_PAR_MIN 4096
 
+/* Every loop below runs its serial form outside OpenMP when it would run
+ * on one thread: a parallel region costs a team even when num_threads()
+ * or if() leaves it one thread, 1.1 us on the benchmark VM (two futex()
+ * calls).  The leaves' k-means (one thread each, fl_clusters.c) opened
+ * about 1300 regions per solve of nhpc ("large", n = 30000; 111 regions
+ * are left); without them nhpc took 2.8% less time at 1 thread on
+ * "large", 1.9% on "weak_cluster", 1.0% on "medium_cluster" (n = 12000),
+ * and 2.4% and 2.2% less at 2 threads on "large" and "strong_cluster"
+ * (1.0% more on "medium_cluster"; n = 30000, medians of 10
+ * alternations). */
+
 /* Uniform on [0, 1) from the top 53 bits of fl_rng (no R RNG in the core). */
 static double uniform01(fl_rng *r)
 {
@@ -30,22 +41,28 @@ static double uniform01(fl_rng *r)
  * point on its own, so the result does not depend on the thread count).
  * Contiguous points (step 1) go through the blocked kernel, built for
  * AVX2. */
+static void lower_block(const double *x, int ns, int step, int d, const double *c, int s0,
+                        double *dist)
+{
+  int nb = ns - s0 < FL_LOWER_BLOCK ? ns - s0 : FL_LOWER_BLOCK;
+  double ds[FL_LOWER_BLOCK];
+  if (step == 1) fl_sqdist_rows(x + (size_t) s0 * d, nb, c, d, ds);
+  else
+    for (int s = 0; s < nb; s++) ds[s] = fl_sqdist(x + (size_t) (s0 + s) * step * d, c, d);
+  for (int s = 0; s < nb; s++)
+    if (ds[s] < dist[s0 + s]) dist[s0 + s] = ds[s];
+}
+
 static void lower_dist(const double *x, int ns, int step, int d, const double *c,
                        int threads, double *dist)
 {
-  (void) threads;
+  if (threads > 1 && ns >= FL_KMEANS_PAR_MIN) {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(threads > 1 && ns >= FL_KMEANS_PAR_MIN) \
-  schedule(dynamic, 8)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 8)
 #endif
-  for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) {
-    int nb = ns - s0 < FL_LOWER_BLOCK ? ns - s0 : FL_LOWER_BLOCK;
-    double ds[FL_LOWER_BLOCK];
-    if (step == 1) fl_sqdist_rows(x + (size_t) s0 * d, nb, c, d, ds);
-    else
-      for (int s = 0; s < nb; s++) ds[s] = fl_sqdist(x + (size_t) (s0 + s) * step * d, c, d);
-    for (int s = 0; s < nb; s++)
-      if (ds[s] < dist[s0 + s]) dist[s0 + s] = ds[s];
+    for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) lower_block(x, ns, step, d, c, s0, dist);
+  } else {
+    for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) lower_block(x, ns, step, d, c, s0, dist);
   }
 }
 
@@ -135,35 +152,51 @@ static int assign_block(float *pts, const int *idx, int nb, int d, int K, const 
  * bounds).  The points the bounds leave open are taken FL_COLS_PAD at a
  * time (fl_nearest_two_f), each on its own: the result does not depend on
  * the thread count. */
-static int assign_points(const double *x, int n, int d, int K, const double *org,
-                         const float *cf, int threads, float *scratch, int first,
-                         const float *move, float maxmove, float *hi, float *lo, int *assign)
+typedef struct {
+  const double *x, *org;
+  const float *cf, *move;
+  int n, d, K, first;
+  float maxmove, *hi, *lo;
+  int *assign;
+} fl_assign;
+
+/* assign_points() on the points of range i0, with thread tid's scratch. */
+static int assign_range(const fl_assign *a, int i0, float *scratch, int tid)
+{
+  const int d = a->d, end = a->n - i0 < FL_ASSIGN_RANGE ? a->n : i0 + FL_ASSIGN_RANGE;
+  float *pts = scratch + tid * fl_thread_stride((size_t) d * FL_COLS_PAD, sizeof(float));
+  int idx[FL_COLS_PAD], nb = 0, changed = 0;
+  for (int i = i0; i < end; i++) {
+    if (!a->first) {
+      float h = a->hi[i] + a->move[a->assign[i]], l = a->lo[i] - a->maxmove;
+      a->hi[i] = h;
+      a->lo[i] = l;
+      if (h + FL_KMEANS_MARGIN * (h + l) < l) continue;
+    }
+    const double *xi = a->x + (size_t) i * d;
+    for (int t = 0; t < d; t++) pts[t * FL_COLS_PAD + nb] = (float) (xi[t] - a->org[t]);
+    idx[nb++] = i;
+    if (nb == FL_COLS_PAD) {
+      changed += assign_block(pts, idx, nb, d, a->K, a->cf, a->first, a->hi, a->lo, a->assign);
+      nb = 0;
+    }
+  }
+  if (nb > 0)
+    changed += assign_block(pts, idx, nb, d, a->K, a->cf, a->first, a->hi, a->lo, a->assign);
+  return changed;
+}
+
+static int assign_points(const fl_assign *a, int threads, float *scratch)
 {
   int changed = 0;
-  (void) threads;
+  if (threads > 1) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+:changed)
 #endif
-  for (int i0 = 0; i0 < n; i0 += FL_ASSIGN_RANGE) {
-    float *pts = scratch + fl_thread_id() * fl_thread_stride((size_t) d * FL_COLS_PAD,
-                                                             sizeof(float));
-    int idx[FL_COLS_PAD], nb = 0, end = n - i0 < FL_ASSIGN_RANGE ? n : i0 + FL_ASSIGN_RANGE;
-    for (int i = i0; i < end; i++) {
-      if (!first) {
-        float h = hi[i] + move[assign[i]], l = lo[i] - maxmove;
-        hi[i] = h;
-        lo[i] = l;
-        if (h + FL_KMEANS_MARGIN * (h + l) < l) continue;
-      }
-      const double *xi = x + (size_t) i * d;
-      for (int t = 0; t < d; t++) pts[t * FL_COLS_PAD + nb] = (float) (xi[t] - org[t]);
-      idx[nb++] = i;
-      if (nb == FL_COLS_PAD) {
-        changed += assign_block(pts, idx, nb, d, K, cf, first, hi, lo, assign);
-        nb = 0;
-      }
-    }
-    if (nb > 0) changed += assign_block(pts, idx, nb, d, K, cf, first, hi, lo, assign);
+    for (int i0 = 0; i0 < a->n; i0 += FL_ASSIGN_RANGE)
+      changed += assign_range(a, i0, scratch, fl_thread_id());
+  } else {
+    for (int i0 = 0; i0 < a->n; i0 += FL_ASSIGN_RANGE) changed += assign_range(a, i0, scratch, 0);
   }
   return changed;
 }
@@ -194,6 +227,20 @@ static int sum_blocks(int n)
   return n >= FL_KMEANS_PAR_MIN ? FL_SUM_BLOCKS : 1;
 }
 
+/* The sums of block blk of the B blocks into part's slot blk. */
+static void block_sums(const double *x, int n, int d, int K, const int *assign, int blk,
+                       int B, double *part)
+{
+  double *s = part + (size_t) blk * K * d;
+  memset(s, 0, (size_t) K * d * sizeof(double));
+  for (int i = (int) ((long long) n * blk / B); i < (int) ((long long) n * (blk + 1) / B); i++) {
+    double *si = s + (size_t) assign[i] * d;
+    const double *xi = x + (size_t) i * d;
+    FL_SIMD   /* si and xi never overlap; GCC's -O2 would not vectorise it */
+    for (int t = 0; t < d; t++) si[t] += xi[t];
+  }
+}
+
 /* Per-cluster sums and counts of the points; part: sum_blocks(n) x K x d
  * scratch. */
 static void center_sums(const double *x, int n, int d, int K, const int *assign,
@@ -203,19 +250,13 @@ static void center_sums(const double *x, int n, int d, int K, const int *assign,
   const size_t Kd = (size_t) K * d;
   memset(count, 0, (size_t) K * sizeof(int));
   for (int i = 0; i < n; i++) count[assign[i]]++;
-  (void) threads;
+  if (threads > 1 && B > 1) {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if(threads > 1 && B > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
-  for (int blk = 0; blk < B; blk++) {
-    double *s = part + blk * Kd;
-    memset(s, 0, Kd * sizeof(double));
-    for (int i = (int) ((long long) n * blk / B); i < (int) ((long long) n * (blk + 1) / B); i++) {
-      double *si = s + (size_t) assign[i] * d;
-      const double *xi = x + (size_t) i * d;
-      FL_SIMD   /* si and xi never overlap; GCC's -O2 would not vectorise it */
-      for (int t = 0; t < d; t++) si[t] += xi[t];
-    }
+    for (int blk = 0; blk < B; blk++) block_sums(x, n, d, K, assign, blk, B, part);
+  } else {
+    for (int blk = 0; blk < B; blk++) block_sums(x, n, d, K, assign, blk, B, part);
   }
   memcpy(sum, part, Kd * sizeof(double));
   for (int blk = 1; blk < B; blk++)
@@ -240,9 +281,8 @@ int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
     ? FL_OK : FL_ERR_NOMEM;
   for (int it = 0; status == FL_OK && it < FL_KMEANS_ITER; it++) {
     fl_centers_cols_f(centers, K, d, org, cf);
-    if (assign_points(x, n, d, K, org, cf, threads, pts, it == 0, move, maxmove, hi, lo,
-                      assign) == 0)
-      break;
+    fl_assign a = { x, org, cf, move, n, d, K, it == 0, maxmove, hi, lo, assign };
+    if (assign_points(&a, threads, pts) == 0) break;
     center_sums(x, n, d, K, assign, threads, part, sum, count);
     memcpy(old, centers, (size_t) K * d * sizeof(double));
     for (int c = 0; c < K; c++)
