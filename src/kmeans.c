@@ -36,11 +36,7 @@ static double uniform01(fl_rng *r)
 /* Sample points per block of lower_dist(). */
 #define FL_LOWER_BLOCK 64
 
-/* dist[s] = min(dist[s], squared distance of sample point s to c): the
- * seeding's O(ns d) step per center, parallel over blocks of points (each
- * point on its own, so the result does not depend on the thread count).
- * Contiguous points (step 1) go through the blocked kernel, built for
- * AVX2. */
+/* lower_dist() on the FL_LOWER_BLOCK sample points from s0. */
 static void lower_block(const double *x, int ns, int step, int d, const double *c, int s0,
                         double *dist)
 {
@@ -53,6 +49,11 @@ static void lower_block(const double *x, int ns, int step, int d, const double *
     if (ds[s] < dist[s0 + s]) dist[s0 + s] = ds[s];
 }
 
+/* dist[s] = min(dist[s], squared distance of sample point s to c): the
+ * seeding's O(ns d) step per center, parallel over blocks of points (each
+ * point on its own, so the result does not depend on the thread count).
+ * Contiguous points (step 1) go through the blocked kernel, built for
+ * AVX2. */
 static void lower_dist(const double *x, int ns, int step, int d, const double *c,
                        int threads, double *dist)
 {
@@ -146,12 +147,7 @@ static int assign_block(float *pts, const int *idx, int nb, int d, int K, const 
   return changed;
 }
 
-/* Assign every point to its nearest center (the lowest on ties), by
- * distances computed in single precision, unless the bounds settle it;
- * returns how many changed (all on the first iteration, which sets the
- * bounds).  The points the bounds leave open are taken FL_COLS_PAD at a
- * time (fl_nearest_two_f), each on its own: the result does not depend on
- * the thread count. */
+/* One pass of assign_points(): the points, the centers and the bounds. */
 typedef struct {
   const double *x, *org;
   const float *cf, *move;
@@ -186,6 +182,12 @@ static int assign_range(const fl_assign *a, int i0, float *scratch, int tid)
   return changed;
 }
 
+/* Assign every point to its nearest center (the lowest on ties), by
+ * distances computed in single precision, unless the bounds settle it;
+ * returns how many changed (all on the first iteration, which sets the
+ * bounds).  The points the bounds leave open are taken FL_COLS_PAD at a
+ * time (fl_nearest_two_f), each on its own: the result does not depend on
+ * the thread count. */
 static int assign_points(const fl_assign *a, int threads, float *scratch)
 {
   int changed = 0;
