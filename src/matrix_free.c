@@ -778,10 +778,9 @@ static int coarse_fresh(const fl_mf *r, fl_entry e)
  * alone. */
 static void pop_ahead(fl_heap *hp, fl_mf_heap *s, int count)
 {
-  int n = 0;
-  while (n < count && hp->size > 0) s->ahead[n++] = fl_heap_pop(hp);
-  s->nahead = n;
   s->ahead_at = 0;
+  for (s->nahead = 0; s->nahead < count && hp->size > 0; s->nahead++)
+    s->ahead[s->nahead] = fl_heap_pop(hp);
 }
 
 /* The first of the tops popped ahead and the heap's, NULL when both are
