@@ -57,9 +57,9 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #' threads. They need the dense similarity matrix (8 n m bytes), which is
 #' checked against [facloc_memory_limit()] before it is allocated. The
 #' matrix-free modes relax greedy through `control` (batches, pruning) and
-#' stay within 0.1% of its objective on the benchmark data, and with one
-#' heap (see `eps` of [facility_control()]) also on data near
-#' low-dimensional subspaces (near a plane with `tau = 0.95`); with
+#' stay within 0.1% of its objective on the benchmark data, and (see `eps`
+#' of [facility_control()]) also on data near low-dimensional subspaces
+#' (near a plane with `tau = 0.95`); with
 #' `facility_control(batch = 1, eps = 0, tau = 1)` they are exact too, for
 #' any number of threads, up to ties within rounding: they add the same
 #' similarities in another order, with an `exp()` within one unit in the
@@ -235,9 +235,8 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   candidate outside the leaf), or when an estimate of its gain is small
 #'   (each client's gain is at most what the candidate offers beyond that
 #'   owner, whose ratio to it depends on the client's offset along the
-#'   same line, taken as normal): below 0.1% of the threshold where several
-#'   heaps hold the candidates, below 10% where one heap does (see below),
-#'   the estimates of the leaves so skipped then added to the coarse gain.
+#'   same line, taken as normal): below 10% of the threshold, the
+#'   estimates of the leaves so skipped then added to the coarse gain.
 #'   The first evaluations, while no client is covered, skip at three times
 #'   the threshold, test the bound only of the leaves whose ball holds the
 #'   candidate or whose center lies within one rms radius of it, skip by
@@ -245,10 +244,10 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   leaves' mass estimates to the gain; and a round's later picks are
 #'   committed only while the earlier picks of the round can have lowered
 #'   their gains by at most `eps` of them. Such coarse gains can fall a few
-#'   percent short, so where one heap holds all candidates (`"nhpc"` up to
-#'   `group_size` threads, `"hc"` and `"hpc"` at one thread) a candidate
-#'   must pass a fine evaluation before it is picked, against the others'
-#'   coarse gains raised by 5%: it skips only the leaves bounded below 1%
+#'   percent short, so a candidate must pass a fine evaluation before it
+#'   is picked, against the others' coarse gains raised by 5% (with
+#'   several heaps, only those raised above the fine gain of the best
+#'   candidate any heap found in the round): it skips only the leaves bounded below 1%
 #'   of the threshold with an estimated mass below 1/100 of that, those
 #'   beyond the bisector, and those whose gain estimate is below 0.1% of
 #'   that 1% (the estimates not added). 0
@@ -256,10 +255,10 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   0.05 was chosen by measurement: on the benchmark presets it keeps
 #'   f(S) within 0.04% of greedy while visiting about half the pairs of
 #'   `eps = 0.01`; on points near a low-dimensional subspace, where
-#'   near-ties decide greedy's path, `"hc"` at one thread stayed within
-#'   0.05% (up to 0.70% below greedy without the fine evaluations, as
-#'   with several heaps still) and so did `"hpc"` at one thread and
-#'   `"nhpc"` but for `tau` (`inst/bench/bench-lowdim.R`).
+#'   near-ties decide greedy's path, `"hc"` at one and two threads stayed
+#'   within 0.06% (up to 0.70% below greedy without the fine evaluations)
+#'   and so did `"hpc"` and `"nhpc"` but for `tau`
+#'   (`inst/bench/bench-lowdim.R`).
 #' @param tau Coverage pruning threshold of modes `"hpc"` and `"nhpc"`:
 #'   clients covered above `tau` leave later evaluations. 1 disables it.
 #'   The specification's 0.9 keeps f(S) within 0.01% of greedy on the
@@ -275,14 +274,12 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   default) takes the specification's \eqn{M = \min(4, T)}{M = min(4, T)}
 #'   for \eqn{T} threads. The lanes of a group plan and evaluate the
 #'   candidates their leader posts together, so up to `group_size` threads
-#'   keep one heap: the answer does not depend on the thread count, and
-#'   the picks pass the fine evaluations of `eps`. Several groups take four
-#'   heaps each, in turn. On 2 cores at n = 30000 (k = 100; `"large"`,
-#'   `"medium_cluster"`, `"strong_cluster"`), `group_size = 1` (two groups
-#'   of one thread, eight heaps) took 10% to 11% less time than the
-#'   default's one group of two (medians of 9 interleaved runs on a shared
-#'   machine; 8% to 10% on a 16-core machine pinned to two cores), at the
-#'   price of those two properties.
+#'   keep one heap and the answer does not depend on the thread count.
+#'   Several groups take four heaps each, in turn. On 2 cores at n = 30000
+#'   (k = 100; `"large"`, `"medium_cluster"`, `"strong_cluster"`),
+#'   `group_size = 1` (two groups of one thread, eight heaps) took 12%,
+#'   3% and 12% more time than the default's one group of two (medians of
+#'   6 alternations, standalone driver).
 #' @param seed Seed of the k-means initialisation and of the samples of mode
 #'   `"stochastic"` (a whole number), so the same input always gives the
 #'   same answer.

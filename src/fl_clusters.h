@@ -65,14 +65,15 @@
  * pairs nhpc visited on "weak_cluster", "medium_cluster" and "heavy_skew"
  * lay in leaves that gained nothing (n = 12000; "medium_cluster" at n =
  * 30000 too).  This fraction holds where the estimates of the leaves it
- * drops are not added to the gain (several heaps, whose picks are taken by
- * coarse gains without the fine evaluation of FL_TIE in matrix_free.c):
- * with leaves of 0.35 sqrt(n) clients, 0.003 left "hc" at two threads
- * 0.99828 of greedy's f(S) on "weak_cluster" (n = 12000; 0.99976 with the
- * test off); 0.001 0.99963 or more on the 13 presets. */
+ * drops are not added to the gain: in the fine evaluations of FL_TIE in
+ * matrix_free.c, and in the coarse ones of several heaps when those had
+ * none (their picks taken by coarse gains), where with leaves of 0.35
+ * sqrt(n) clients 0.003 left "hc" at two threads 0.99828 of greedy's f(S)
+ * on "weak_cluster" (n = 12000; 0.99976 with the test off) and 0.001
+ * 0.99963 or more on the 13 presets. */
 #define FL_GAIN_FRACTION 0.001
 /* The fraction where the estimates of the leaves dropped are added to the
- * gain (one heap: the picks are evaluated finely), so that a dropped leaf
+ * gain (coarse evaluations: the picks are evaluated finely), so that a dropped leaf
  * costs only its estimate's error.  The estimates are high on the whole
  * (the leaves kept at 0.003, nhpc at one thread after the first round:
  * 0.24 and 0.53 of their estimates gained on "weak_cluster" and

@@ -50,6 +50,9 @@ typedef struct {
   int quota;             /* a heap's refresh stops at this many fresh entries, */
   int steps;             /* ... after this many evaluation steps, */
   double stop;           /* ... or at a top keyed below this */
+  double lead;           /* coarse gains keyed below this are not evaluated
+                          * finely (see next_stale in matrix_free.c) */
+  int first_phase;       /* several heaps, no fine evaluations before the lead */
   double thresh;         /* clusters bounded below this are skipped */
   fl_heap *heaps;
   fl_mf_heap *hs;
@@ -61,7 +64,7 @@ typedef struct {
   double *ub;            /* m: upper bound on each candidate's gain */
   int *fine_round;       /* m: round of each candidate's last fine evaluation */
   int *settle_round;     /* m: round in which its coarse gain was last keyed down */
-  int refine;            /* fine evaluations of the picks (eps > 0, one heap) */
+  int refine;            /* fine evaluations of the picks (eps > 0) */
   int again;             /* the round made no pick: its lead fell behind when
                           * evaluated finely in fl_mf_merge, and it runs again */
   int guess;             /* evaluations coarser, keys adding their guess (first_gains) */

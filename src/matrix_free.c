@@ -84,10 +84,11 @@
  * 8-dimensional subspace), and two candidates whose gains differ by less
  * can be taken in the wrong order.  On points near a subspace such
  * near-ties decide greedy's path: nhpc ended up to 0.7% below greedy
- * there (inst/bench/bench-lowdim.R).  So with one heap (r->refine) a
- * coarse gain g is keyed g (1 + FL_TIE), and the candidate that leads the
- * heap's fresh entries, and any later one that fl_mf_merge() would pick,
- * is evaluated finely first (see FL_FINE_FRACTION): the picks are
+ * there (inst/bench/bench-lowdim.R).  So (r->refine) a coarse gain g is
+ * keyed g (1 + FL_TIE), and the candidate that leads a heap's fresh
+ * entries (with several heaps, only where it can beat the lead of
+ * take_lead()), and any later one that fl_mf_merge() would pick, is
+ * evaluated finely first (see FL_FINE_FRACTION): the picks are
  * greedy's unless a gain falls short by more than FL_TIE.  Less was not
  * enough: the fine gain of one candidate then beat the coarse gains of
  * better ones that fell short by more ("large", n = 30000: 0.99989 of
@@ -316,9 +317,7 @@ static int mf_alloc(fl_mf *r)
     memset(bucket + nch, 0, nch * sizeof(int));
   }
   for (size_t j = 0; j < m; j++) r->fine_round[j] = r->settle_round[j] = -1;
-  /* With several heaps each leader's fine evaluation would cost its
-   * thread alone (hpc, "large", 2 threads: 28% more pairs than at 1). */
-  r->refine = r->c->eps > 0 && r->nheaps == 1;
+  r->refine = r->c->eps > 0;
   for (size_t h = 0; h < H; h++) {
     fl_barrier_init(&r->bar[h]);
     size_t Q = (size_t) post_most(r->c);
@@ -812,12 +811,13 @@ static int next_stale(fl_mf *r, int h, int steps_done)
   const fl_entry *top;
   while (s->npend < cap && r->nfresh[h] < r->quota && steps_done < r->steps &&
          (top = ahead_top(hp, s)) != NULL && top->key >= r->stop) {
-    int fine = coarse_fresh(r, *top);
-    if (fine && r->nfresh[h] > 0) {
-      /* Only the leader of the fresh list is evaluated finely here: the
-       * entries after it are rarely picks (fl_mf_merge evaluates those
-       * that are), so their coarse gains are keyed down again and the
-       * heap's order decides where they stand. */
+    int fine = !r->first_phase && coarse_fresh(r, *top);
+    if (fine && (r->nfresh[h] > 0 || top->key < r->lead)) {
+      /* Only the leader of the fresh list is evaluated finely here, and
+       * only if it can beat the lead: the others are rarely picks
+       * (fl_mf_merge evaluates those that are), so their coarse gains
+       * are keyed down again and the heap's order decides where they
+       * stand. */
       fl_entry e = ahead_pop(hp, s);
       e.key /= 1.0 + FL_TIE;
       r->settle_round[e.idx] = r->round;
@@ -1035,10 +1035,81 @@ static int first_steps(const fl_mf *r)
   return first_quota(r) < r->batch ? FL_FIRST_PHASE_STEPS : INT_MAX;
 }
 
+/* With several heaps, a heap whose best candidate is not the round's
+ * pick would still evaluate finely every candidate whose raised coarse
+ * gain passes its own leader's fine gain, and the best few of a heap are
+ * often within FL_TIE of each other: hpc at 2 threads (8 heaps) evaluated
+ * 12 finely a round where one heap evaluates 2 or 3 ("large" and
+ * "medium_cluster", n = 30000).  Without fine evaluations (as before with
+ * several heaps) the coarse ones could not drop the leaves of
+ * FL_GUESS_GAIN_FRACTION and visited 1.6 to 2.3 times the pairs of one
+ * heap on "medium_cluster" and "weak_cluster".  So the first phase
+ * evaluates none finely; the whole team then evaluates the best of its
+ * fresh entries finely (post_lead, take_lead), and the second phase only
+ * the coarse gains raised above that lead, which the round's first pick
+ * must reach.  hpc at 2 threads against no fine evaluations: 57.6 million
+ * pairs instead of 87.4 and 20% less time on "medium_cluster", 26.7 and
+ * 23.1 million instead of 26.3 and 22.8 and 7% and 4% more time on
+ * "large" and "strong_cluster" (n = 30000, medians of 10 alternations;
+ * hc: -19%, +3%, +3%); at n = 12000 "weak_cluster" 20.5 million instead of
+ * 44.7, "heavy_skew" -8%, "uniform" +36% (3.0 million at one thread), the
+ * others +1% to +5%. */
+static int two_phases(const fl_mf *r)
+{
+  return first_quota(r) < r->batch || (r->refine && r->nheaps > 1);
+}
+
+/* Post the best fresh entry of the first phase to heap 0's scratch (no
+ * heap is being refreshed), to be evaluated finely by the whole team;
+ * nothing when its gain is fine already, which is then the lead. */
+static void post_lead(fl_mf *r)
+{
+  fl_mf_heap *s = &r->hs[0];
+  int b = r->batch, best = -1;
+  for (int h = 0; h < r->nheaps; h++)
+    for (int t = 0; t < r->nfresh[h]; t++)
+      if (best < 0 || fl_entry_before(r->fresh[(size_t) h * b + t], r->fresh[best]))
+        best = h * b + t;
+  s->npend = 0;
+  r->lead = -HUGE_VAL;
+  if (best < 0) return;
+  if (r->fine_round[r->fresh[best].idx] == r->round) {
+    r->lead = r->fresh[best].key;
+    return;
+  }
+  s->pending[0] = r->fresh[best];
+  s->fine[0] = 1;
+  s->npend = 1;
+  claims_reset(r, 0, fl_team_size());
+}
+
+/* The lead from the evaluation post_lead() posted.  The fresh entries go
+ * back to their heaps, to be taken again in the second phase, and its
+ * stop is at most the lead, so that the lead's candidate can be taken. */
+static void take_lead(fl_mf *r)
+{
+  fl_mf_heap *s = &r->hs[0];
+  fl_entry lead = { 0 };
+  if (s->npend > 0) {
+    lead = evaluated(r, s, 0, r->round);
+    r->lead = lead.key;
+    r->tcount[(size_t) fl_thread_id() * FL_MF_PAD + 1] += 1;
+  }
+  for (int h = 0; h < r->nheaps; h++) {
+    for (int t = 0; t < r->nfresh[h]; t++) {
+      fl_entry e = r->fresh[(size_t) h * r->batch + t];
+      fl_heap_push(&r->heaps[h], s->npend > 0 && e.idx == lead.idx ? lead : e);
+    }
+    r->nfresh[h] = 0;
+  }
+  if (r->stop > r->lead) r->stop = r->lead;
+  r->first_phase = 0;
+}
+
 void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M)
 {
   if (g >= 0) refresh_taken(r, g, lane, M);
-  if (first_quota(r) < r->batch) {
+  if (two_phases(r)) {
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp single
@@ -1048,6 +1119,17 @@ void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M)
       r->quota = r->batch;
       r->steps = INT_MAX;
       r->next_heap = 0;
+      if (r->first_phase) post_lead(r);
+    }
+    if (r->first_phase) {
+      int T = fl_team_size(), tid = fl_thread_id();
+      if (r->hs[0].npend > 0)
+        eval_share(r, &r->hs[0], 0, pair_even(tid, T), tid, T, T > 1 ? &r->bar[0] : NULL, tid, NULL);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single
+#endif
+      take_lead(r);
     }
     if (g >= 0) refresh_taken(r, g, lane, M);
   }
@@ -1488,6 +1570,8 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
     r->steps = first_steps(r);
     r->stop = -HUGE_VAL;
     r->next_heap = 0;
+    r->lead = -HUGE_VAL;
+    r->first_phase = r->refine && r->nheaps > 1;
     run_round(r);
     if (r->npick == 0) {
       if (r->again) continue;
