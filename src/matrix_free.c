@@ -1052,55 +1052,79 @@ static int first_steps(const fl_mf *r)
  * 23.1 million instead of 26.3 and 22.8 and 7% and 4% more time on
  * "large" and "strong_cluster" (n = 30000, medians of 10 alternations;
  * hc: -19%, +3%, +3%); at n = 12000 "weak_cluster" 20.5 million instead of
- * 44.7, "heavy_skew" -8%, "uniform" +36% (3.0 million at one thread), the
- * others +1% to +5%. */
-static int two_phases(const fl_mf *r)
+ * 44.7, "medium_cluster" 11.8 instead of 20.9, "heavy_skew" -8%,
+ * "mild_skew" -5%, "uniform" +36% (3.0 million at one thread), the others
+ * -0.2% to +5%.  Is this the round's first phase without fine
+ * evaluations? */
+static int lead_phase(const fl_mf *r)
 {
-  return first_quota(r) < r->batch || (r->refine && r->nheaps > 1);
+  return r->refine && r->nheaps > 1;
 }
 
-/* Post the best fresh entry of the first phase to heap 0's scratch (no
- * heap is being refreshed), to be evaluated finely by the whole team;
- * nothing when its gain is fine already, which is then the lead. */
+/* Does a second phase follow the first (for the batch floor, or the lead)? */
+static int two_phases(const fl_mf *r)
+{
+  return first_quota(r) < r->batch || lead_phase(r);
+}
+
+/* Pool the heaps' fresh entries in greedy order (gain, lowest index). */
+static int pool_fresh(fl_mf *r)
+{
+  int nm = 0, b = r->batch;
+  for (int h = 0; h < r->nheaps; h++) {
+    for (int t = 0; t < r->nfresh[h]; t++) {
+      fl_entry e = r->fresh[(size_t) h * b + t];
+      int at = nm++;
+      /* insertion sort: at most nheaps x batch entries */
+      for (; at > 0 && fl_entry_before(e, r->merged[at - 1]); at--) {
+        r->merged[at] = r->merged[at - 1];
+        r->from[at] = r->from[at - 1];
+      }
+      r->merged[at] = e;
+      r->from[at] = h;
+    }
+    r->nfresh[h] = 0;
+  }
+  return nm;
+}
+
+/* Every thread of the team evaluates its share of the candidates posted
+ * in heap 0's scratch (no heap is being refreshed).  Call from all threads
+ * of a parallel region, and meet them before the partial gains are read. */
+static void team_eval(fl_mf *r, int all)
+{
+  int M = fl_team_size(), lane = fl_thread_id();
+  eval_share(r, &r->hs[0], all, pair_even(lane, M), lane, M, M > 1 ? &r->bar[0] : NULL, lane, NULL);
+}
+
+/* The first phase's fresh entries go back to their heaps, to be taken
+ * again in the second phase, but for the best, which is posted to heap
+ * 0's scratch to be evaluated finely by the team (team_eval); when its
+ * gain is fine already it goes back too and is the lead. */
 static void post_lead(fl_mf *r)
 {
   fl_mf_heap *s = &r->hs[0];
-  int b = r->batch, best = -1;
-  for (int h = 0; h < r->nheaps; h++)
-    for (int t = 0; t < r->nfresh[h]; t++)
-      if (best < 0 || fl_entry_before(r->fresh[(size_t) h * b + t], r->fresh[best]))
-        best = h * b + t;
-  s->npend = 0;
-  r->lead = -HUGE_VAL;
-  if (best < 0) return;
-  if (r->fine_round[r->fresh[best].idx] == r->round) {
-    r->lead = r->fresh[best].key;
-    return;
+  int nm = pool_fresh(r), post = nm > 0 && r->fine_round[r->merged[0].idx] != r->round;
+  r->lead = nm > 0 ? r->merged[0].key : -HUGE_VAL;   /* take_lead replaces a coarse one */
+  for (int q = post; q < nm; q++) fl_heap_push(&r->heaps[r->from[q]], r->merged[q]);
+  s->npend = post;
+  if (post) {
+    s->pending[0] = r->merged[0];
+    s->fine[0] = 1;
+    claims_reset(r, 0, fl_team_size());
   }
-  s->pending[0] = r->fresh[best];
-  s->fine[0] = 1;
-  s->npend = 1;
-  claims_reset(r, 0, fl_team_size());
 }
 
-/* The lead from the evaluation post_lead() posted.  The fresh entries go
- * back to their heaps, to be taken again in the second phase, and its
- * stop is at most the lead, so that the lead's candidate can be taken. */
+/* The lead from the evaluation post_lead() posted, back in its heap; the
+ * second phase's stop is at most the lead, so that it can be taken. */
 static void take_lead(fl_mf *r)
 {
   fl_mf_heap *s = &r->hs[0];
-  fl_entry lead = { 0 };
   if (s->npend > 0) {
-    lead = evaluated(r, s, 0, r->round);
+    fl_entry lead = evaluated(r, s, 0, r->round);
     r->lead = lead.key;
+    fl_heap_push(&r->heaps[r->from[0]], lead);
     r->tcount[(size_t) fl_thread_id() * FL_MF_PAD + 1] += 1;
-  }
-  for (int h = 0; h < r->nheaps; h++) {
-    for (int t = 0; t < r->nfresh[h]; t++) {
-      fl_entry e = r->fresh[(size_t) h * r->batch + t];
-      fl_heap_push(&r->heaps[h], s->npend > 0 && e.idx == lead.idx ? lead : e);
-    }
-    r->nfresh[h] = 0;
   }
   if (r->stop > r->lead) r->stop = r->lead;
   r->first_phase = 0;
@@ -1122,9 +1146,7 @@ void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M)
       if (r->first_phase) post_lead(r);
     }
     if (r->first_phase) {
-      int T = fl_team_size(), tid = fl_thread_id();
-      if (r->hs[0].npend > 0)
-        eval_share(r, &r->hs[0], 0, pair_even(tid, T), tid, T, T > 1 ? &r->bar[0] : NULL, tid, NULL);
+      if (r->hs[0].npend > 0) team_eval(r, 0);
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp single
@@ -1154,27 +1176,6 @@ static double overlap_bound(const fl_mf *r, const double *hw)
     }
   }
   return loss;
-}
-
-/* Pool the heaps' fresh entries in greedy order (gain, lowest index). */
-static int pool_fresh(fl_mf *r)
-{
-  int nm = 0, b = r->batch;
-  for (int h = 0; h < r->nheaps; h++) {
-    for (int t = 0; t < r->nfresh[h]; t++) {
-      fl_entry e = r->fresh[(size_t) h * b + t];
-      int at = nm++;
-      /* insertion sort: at most nheaps x batch entries */
-      for (; at > 0 && fl_entry_before(e, r->merged[at - 1]); at--) {
-        r->merged[at] = r->merged[at - 1];
-        r->from[at] = r->from[at - 1];
-      }
-      r->merged[at] = e;
-      r->from[at] = h;
-    }
-    r->nfresh[h] = 0;
-  }
-  return nm;
 }
 
 /* Entry e's gain from a fine evaluation, by the calling thread alone
@@ -1302,10 +1303,7 @@ static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub
 #ifdef _OPENMP
 #pragma omp parallel num_threads(r->c->threads)
 #endif
-  {
-    int M = fl_team_size(), lane = fl_thread_id();
-    eval_share(r, s, 1, pair_even(lane, M), lane, M, M > 1 ? &r->bar[0] : NULL, lane, NULL);
-  }
+  team_eval(r, 1);
   r->thresh = keep;
   r->tcount[1] += np;
   for (int q = 0; q < np; q++) gain[q] = eval_total(s, &r->cl, q, &ub[q]);
@@ -1571,7 +1569,7 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
     r->stop = -HUGE_VAL;
     r->next_heap = 0;
     r->lead = -HUGE_VAL;
-    r->first_phase = r->refine && r->nheaps > 1;
+    r->first_phase = lead_phase(r);
     run_round(r);
     if (r->npick == 0) {
       if (r->again) continue;
