@@ -142,8 +142,7 @@ facility_data <- function(preset, n = NULL, d = 32, seed = 1) {
   p <- preset_row(preset)
   n <- if (is.null(n)) p$n else check_count(n, "n")
   d <- check_count(d, "d")
-  seed <- check_count(seed, "seed", min = -.Machine$integer.max,
-                      max = .Machine$integer.max)
+  seed <- check_count(seed, "seed", min = -.Machine$integer.max)
   with_fixed_rng(seed, mixture_points(n, d, p))
 }
 

@@ -98,7 +98,7 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #'   on the number of picks that may be omitted.
 #' @param mode Solver generation, one of `"g"`, `"c"`, `"dc"`, `"hc"`,
 #'   `"hpc"`, `"nhpc"`, or `"stochastic"` (see Modes). `NULL` (the default) picks `"nhpc"` for points and
-#'   `"dc"` for a precomputed `similarity`.
+#'   `"dc"` for a precomputed `similarity` or with a `budget` or `cost`.
 #' @param threads Number of threads, by default [facloc_threads()]; capped at
 #'   the available processors.
 #' @param sigma Kernel width \eqn{\sigma}, a positive number.
@@ -108,7 +108,9 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #'   sparse `Matrix` is converted to one) such as [knn_similarity()] makes:
 #'   entries not stored are 0, and the solvers read the non-zeros in place,
 #'   in memory proportional to their number. Used by the exact modes and
-#'   `"stochastic"`.
+#'   `"stochastic"`, which then optimise it instead of the RBF kernel of
+#'   `X` (`X` then only gives the facilities' coordinates, and `sigma` is
+#'   ignored: the result's is `NA`); the matrix-free modes refuse it.
 #' @param verbose Print progress (round, number selected, f(S)) from the
 #'   main thread.
 #' @param control Solver settings from [facility_control()].
@@ -140,9 +142,13 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #'     never exceeds the clients' total weight, which no set can cover more
 #'     of (every similarity is at most 1).}
 #'   \item{mode, threads, k, sigma}{The settings used (`threads` after
-#'     capping).}
+#'     capping; `sigma` is `NA` when a `similarity` was optimised).}
 #'   \item{seconds}{Elapsed solver time, building W included.}
-#'   \item{evaluations}{Marginal-gain evaluations performed.}
+#'   \item{evaluations}{Marginal-gain evaluations performed. In mode `"c"`
+#'     with several threads they can differ by a few from run to run: the
+#'     threads race for the heap's tops, and one may evaluate a top that
+#'     another's evaluation then makes unneeded. Everything else is the
+#'     same on every run.}
 #'   \item{pairs}{Client-candidate similarities computed with the kernel.}
 #'   \item{rounds, n, m, initial, facilities, control}{Rounds of selection,
 #'     numbers of clients and candidates, the initial set, the coordinates
@@ -174,7 +180,8 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
                                 initial = initial, cost = cost, budget = budget)))
   if (!has_points && is.null(similarity))
     abort_argument("X", "must be given unless `similarity` is")
-  if (is.null(mode)) mode <- if (has_points) "nhpc" else "dc"
+  if (is.null(mode))   # the features only the exact modes honour pick "dc"
+    mode <- if (is.null(similarity) && is.null(budget) && is.null(cost)) "nhpc" else "dc"
   mode <- check_choice(mode, facility_modes, "mode")
   threads <- resolve_threads(threads)
   sigma <- check_sigma(sigma)
@@ -187,6 +194,8 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   if (is.null(problem$x) && mode %in% matrix_free_modes)
     abort_argument("mode", sprintf("\"%s\" needs points `X`; with only a `similarity` matrix use \"g\", \"c\" or \"dc\"", mode))
   check_features(mode, problem, cost, budget)
+  if (length(problem$initial) == problem$m)
+    abort_argument("initial", sprintf("must leave a candidate to select; it holds all %d", problem$m))
   if (!is.null(budget) && (missing(k) || is.null(k))) k <- problem$m - length(problem$initial)
   k <- check_count(k, "k", max = problem$m - length(problem$initial))
   problem <- add_budget(problem, cost, budget)
@@ -300,7 +309,7 @@ facility_control <- function(batch = NULL, eps = 0.05, tau = 0.9, clusters = 32,
     tau = check_fraction(tau, "tau", lower_open = TRUE),
     clusters = check_count(clusters, "clusters"),
     group_size = if (is.null(group_size)) NULL else check_count(group_size, "group_size"),
-    seed = check_count(seed, "seed", min = 0, max = .Machine$integer.max),
+    seed = check_count(seed, "seed", min = 0),
     epsilon = check_fraction(epsilon, "epsilon")
   ), class = "facility_control")
 }
@@ -381,7 +390,7 @@ facility_problem <- function(X, sigma, threads = 1L, similarity = NULL, candidat
        sp_i = if (!is.null(sparse)) sparse@i, sp_x = if (!is.null(sparse)) sparse@x,
        sigma = sigma,
        weight = if (!is.null(weights)) check_weights(weights, n, "weights"),
-       initial = if (!is.null(initial)) check_indices(initial, m, "initial") - 1L)
+       initial = if (length(initial)) check_indices(initial, m, "initial") - 1L)
 }
 
 check_similarity <- function(similarity) {
@@ -408,7 +417,7 @@ new_facility_greedy <- function(out, problem, mode, threads, k, sigma, seconds, 
   structure(list(
     selected = out$selected, gains = out$gains, objective = out$objective,
     bound = out$bound, mode = mode, threads = threads, k = k,
-    sigma = if (is.null(problem$x)) NA_real_ else sigma,
+    sigma = if (from_similarity(problem)) NA_real_ else sigma,
     seconds = seconds, evaluations = out$evaluations, pairs = out$pairs,
     rounds = out$rounds, n = problem$n, m = problem$m,
     initial = if (is.null(problem$initial)) integer() else problem$initial + 1L,

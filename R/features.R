@@ -4,7 +4,7 @@
 # Modes that honour each feature that not every mode does.  Candidates,
 # weights and initial facilities are honoured by every mode.
 feature_modes <- list(
-  sparse = c("g", "c", "dc", "stochastic"),
+  similarity = c("g", "c", "dc", "stochastic"),
   budget = c("g", "c", "dc")
 )
 
@@ -17,9 +17,15 @@ abort_unsupported <- function(arg, mode, feature) {
                "facloc_error_unsupported", arg = arg, mode = mode, modes = modes)
 }
 
+# Is the objective a given similarity (dense or sparse) rather than the RBF
+# kernel of the points, which may then only place the picks?
+from_similarity <- function(problem) {
+  !is.null(problem$sim) || !is.null(problem$sp_p)
+}
+
 check_features <- function(mode, problem, cost, budget) {
-  if (!is.null(problem$sp_p) && !(mode %in% feature_modes$sparse))
-    abort_unsupported("similarity", mode, "sparse")
+  if (from_similarity(problem) && !(mode %in% feature_modes$similarity))
+    abort_unsupported("similarity", mode, "similarity")
   budget_arg <- if (!is.null(budget)) "budget" else if (!is.null(cost)) "cost"
   if (!is.null(budget_arg) && !(mode %in% feature_modes$budget))
     abort_unsupported(budget_arg, mode, "budget")

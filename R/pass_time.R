@@ -28,7 +28,7 @@
 #' facility_pass_time(X, sigma = 2, threads = 1)
 facility_pass_time <- function(X, sigma = 20, threads = facloc_threads(), repeats = 1) {
   X <- check_points(X, "X")
-  sigma <- check_positive(sigma, "sigma")
+  sigma <- check_sigma(sigma)
   threads <- resolve_threads(threads)
   repeats <- check_count(repeats, "repeats")
   x <- point_rows(X, threads)

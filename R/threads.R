@@ -38,7 +38,7 @@ facloc_threads <- function(n) {
     return(resolve_threads(.facloc$threads))
   }
   old <- .facloc$threads
-  .facloc$threads <- if (is.null(n)) NULL else check_count(n, "n")
+  .facloc$threads <- if (is.null(n)) NULL else check_count(n, "n", cap = TRUE)
   invisible(old)
 }
 
@@ -69,6 +69,6 @@ auto_threads <- function() {
 
 # Validate a `threads` argument and cap it.
 resolve_threads <- function(threads, arg = "threads") {
-  threads <- check_count(threads, arg)
+  threads <- check_count(threads, arg, cap = TRUE)
   as.integer(max(1L, min(threads, thread_cap())))
 }

@@ -5,11 +5,14 @@
 # left out gets a classed error naming it rather than R's plain error.
 abort_missing <- function(arg) abort_argument(arg, "is missing, with no default")
 
-check_count <- function(x, arg, min = 1, max = Inf) {
+# `max` defaults to the largest R integer, which the result must fit;
+# with `cap`, larger values are taken as `max` instead of refused.
+check_count <- function(x, arg, min = 1, max = .Machine$integer.max, cap = FALSE) {
   if (missing(x)) abort_missing(arg)
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
       x != round(x))
     abort_argument(arg, "must be a single whole number")
+  if (cap && x > max) x <- max
   if (x < min || x > max) {
     range <- if (is.finite(max)) sprintf("between %s and %s", format(min), format(max))
              else sprintf("at least %s", format(min))
@@ -60,13 +63,18 @@ check_choice <- function(x, choices, arg) {
 
 # A numeric matrix of finite values, n x d with n, d >= 1.  Accepts
 # all-numeric data frames and integer or logical-free numeric matrices.
+# The C core walks the points in blocks with int counters, which must not
+# pass the largest int on the last block.
+max_points <- .Machine$integer.max - 65535
+
 check_points <- function(X, arg) {
   if (is.data.frame(X)) {
     numeric_cols <- vapply(X, is.numeric, logical(1))
     if (!all(numeric_cols))
       abort_argument(arg, sprintf("must have numeric columns only; column %s is not",
                                   paste0("'", names(X)[!numeric_cols][1], "'")))
-    X <- as.matrix(X)
+    # as.matrix() makes a logical matrix of a data frame without rows
+    X <- if (nrow(X) > 0L) as.matrix(X) else matrix(numeric(), 0L, ncol(X))
   }
   if (is.numeric(X) && is.null(dim(X))) X <- matrix(X, ncol = 1L)
   if (!is.matrix(X) || !is.numeric(X))
@@ -74,6 +82,8 @@ check_points <- function(X, arg) {
   if (nrow(X) < 1L || ncol(X) < 1L)
     abort_argument(arg, sprintf("must have at least one row and one column, not %d x %d",
                                 nrow(X), ncol(X)))
+  if (nrow(X) > max_points)
+    abort_argument(arg, sprintf("must have at most %.0f rows, not %.0f", max_points, nrow(X)))
   if (!.Call(C_facloc_all_finite, X))
     abort_argument(arg, "must not contain NA, NaN or infinite values")
   # storage.mode<- copies X even when it is double already (X is shared

@@ -89,15 +89,15 @@ static double knapsack_bound(fl_state *s)
 #endif
   for (int j = 0; j < p->m; j++) {
     double g = s->chosen[j] ? 0.0 : fl_gain(p, j, s->cover);
-    pair[2 * j] = g / p->cost[j];
-    pair[2 * j + 1] = p->cost[j];
+    pair[2 * (size_t) j] = g / p->cost[j];
+    pair[2 * (size_t) j + 1] = p->cost[j];
   }
   s->evaluations += p->m;
   qsort(pair, (size_t) p->m, 2 * sizeof(double), by_ratio_desc);
   double left = p->budget, sum = 0.0;
-  for (int j = 0; j < p->m && left > 0.0 && pair[2 * j] > 0.0; j++) {
-    double take = pair[2 * j + 1] < left ? pair[2 * j + 1] : left;
-    sum += pair[2 * j] * take;
+  for (int j = 0; j < p->m && left > 0.0 && pair[2 * (size_t) j] > 0.0; j++) {
+    double take = pair[2 * (size_t) j + 1] < left ? pair[2 * (size_t) j + 1] : left;
+    sum += pair[2 * (size_t) j] * take;
     left -= take;
   }
   free(pair);

@@ -72,6 +72,7 @@ int fl_solve_c(const fl_problem *p, const fl_control *c, fl_result *res)
     fl_progress(c, round + 1, res->nselected, fl_state_objective(&s));
   }
   fl_lock_destroy(&lock);
+  if (status == FL_OK) fl_celf_refresh_tops(&s, &h, c->k, c->k);
   fl_heap *heaps[1] = { &h };
   fl_celf_finish(&s, heaps, 1, bound0, c->k, res);
   free(entries);

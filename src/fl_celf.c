@@ -44,6 +44,27 @@ double fl_celf_bound_initial(const fl_state *s, const fl_entry *entries, int cou
   return fl_state_objective(s) + fl_celf_topk(one, 1, k);
 }
 
+void fl_celf_refresh_tops(fl_state *s, fl_heap *h, int k, int fresh)
+{
+  /* The heap's entries 0..size - 1, its counted tops size..all - 1: a
+   * count takes the slot its pop freed, a stale top's push refills it. */
+  const int all = h->size;
+  int counted = 0;
+  while (counted < k && h->size > 0) {
+    fl_entry e = fl_heap_pop(h);
+    if (e.round == fresh) {
+      h->a[h->size] = e;
+      counted++;
+      continue;
+    }
+    e.key = fl_gain(&s->p, e.idx, s->cover);
+    e.round = fresh;
+    s->evaluations += 1.0;
+    fl_heap_push(h, e);
+  }
+  while (h->size < all) fl_heap_push(h, h->a[h->size]);
+}
+
 void fl_celf_finish(fl_state *s, fl_heap **heaps, int nheaps, double bound0,
                     int k, fl_result *res)
 {

@@ -99,8 +99,9 @@ static int padded_leaves(int K)
 
 int fl_clusters_max_leaves(const fl_problem *p, const fl_control *c)
 {
+  long long top = top_clusters(p, c);   /* FL_MAX_LEAVES times it may pass an int */
   int K = top_clusters(p, c) + p->n / leaf_size(p->n) + 1;
-  return K < FL_MAX_LEAVES * top_clusters(p, c) ? K : FL_MAX_LEAVES * top_clusters(p, c);
+  return K < FL_MAX_LEAVES * top ? K : (int) (FL_MAX_LEAVES * top);
 }
 
 double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
@@ -117,7 +118,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
     + 4.0 * c->threads * (d + 7.0 * K + 48) + 12.0 * c->threads * (K + 16)   /* scratch */
     + 4.0 * K * d + 44.0 * K + 4.0 * p->m   /* the owners */
     + nchunks * (16.0 + 32.0 + 1.0)
-    + 8.0 * c->threads * (FL_CHUNK * (d + 2) + 16)
+    + 8.0 * c->threads * ((double) FL_CHUNK * (d + 2) + 16)
     + fl_kmeans_bytes(p->n, p->d, c->threads);
 }
 
@@ -238,7 +239,7 @@ static void bisector_spreads(fl_clusters *cl)
 #pragma omp parallel for num_threads(cl->threads) schedule(dynamic, 8)
 #endif
   for (int k = 0; k < cl->K; k++) {
-    double *v = scratch + fl_thread_id() * fl_thread_stride(FL_CHUNK * (d + 2), sizeof(double));
+    double *v = scratch + fl_thread_id() * fl_thread_stride((size_t) FL_CHUNK * (d + 2), sizeof(double));
     int f = cl->first[k], e = cl->first[k + 1];
     double iso = cl->rms2[k] / d, spread2 = iso;
     if (e > f && cl->chunk[e - 1].hi - cl->chunk[f].lo > 1) {
@@ -542,7 +543,7 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->yf = malloc(c->threads * cl->yf_stride * sizeof(float));
   cl->bounds = malloc(c->threads * fl_thread_stride(cl->krow, sizeof(double)) * sizeof(double));
   cl->listed = malloc(c->threads * fl_thread_stride(K, sizeof(int)) * sizeof(int));
-  cl->scratch = malloc(c->threads * fl_thread_stride(FL_CHUNK * (d + 2), sizeof(double)) *
+  cl->scratch = malloc(c->threads * fl_thread_stride((size_t) FL_CHUNK * (d + 2), sizeof(double)) *
                       sizeof(double));
   if (cl->wact) {
     cl->minact = cl->wact + K; cl->wpr = cl->wact + 2 * K; cl->minpr = cl->wact + 3 * K;

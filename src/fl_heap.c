@@ -4,12 +4,12 @@ static void sift_down(fl_entry *a, int size, int i)
 {
   fl_entry e = a[i];
   for (;;) {
-    int child = 2 * i + 1;
+    long long child = 2LL * i + 1;   /* 2 i + 1 overflows an int past 2^30 entries */
     if (child >= size) break;
     if (child + 1 < size && fl_entry_before(a[child + 1], a[child])) child++;
     if (!fl_entry_before(a[child], e)) break;
     a[i] = a[child];
-    i = child;
+    i = (int) child;
   }
   a[i] = e;
 }

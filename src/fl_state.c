@@ -126,6 +126,12 @@ double fl_state_objective(const fl_state *s)
 }
 
 /* Quickselect: move the k largest to v[0..k-1]. */
+static int decreasing(const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x < y) - (x > y);
+}
+
 double fl_topk_sum(double *v, int n, int k)
 {
   if (k > n) k = n;
@@ -145,6 +151,9 @@ double fl_topk_sum(double *v, int n, int k)
     else if (k - 1 >= i) lo = i;
     else break;
   }
+  /* Added largest first, so the same values give the same bits in
+   * whichever order the caller gathered them. */
+  qsort(v, (size_t) (k > 0 ? k : 0), sizeof(double), decreasing);
   double sum = 0.0;
   for (int t = 0; t < k; t++) sum += v[t];
   return sum;

@@ -38,6 +38,7 @@ greedy_cases <- list(
   bad("X list", function() fg(list(1, 2, 3), 1, mode = "g"), "X"),
   bad("X NULL without similarity", function() fg(NULL, 1, mode = "g"), "X"),
   bad("X missing without similarity", function() fg(k = 1, mode = "g"), "X"),
+  bad("X data frame without rows", function() fg(as.data.frame(X0)[0, ], 1, mode = "g"), "X"),
   bad("X with NA", function() fg(replace(X0, 3, NA), 1, mode = "g", sigma = 1), "X"),
   bad("X with NaN", function() fg(replace(X0, 3, NaN), 1, mode = "g", sigma = 1), "X"),
   bad("X with Inf", function() fg(replace(X0, 3, Inf), 1, mode = "g", sigma = 1), "X"),
@@ -81,6 +82,8 @@ greedy_cases <- list(
   # k
   bad("k missing", function() fg(X0, mode = "g"), "k"),
   bad("k zero", function() fg(X0, 0, mode = "g"), "k"),
+  bad("k past the largest integer", function() fg(X0, 2^31, mode = "g"), "k"),
+  bad("control batch past the largest integer", function() facility_control(batch = 1e10), "batch"),
   bad("k negative", function() fg(X0, -1, mode = "g"), "k"),
   bad("k fractional", function() fg(X0, 1.5, mode = "g"), "k"),
   bad("k NA", function() fg(X0, NA, mode = "g"), "k"),
@@ -108,6 +111,17 @@ greedy_cases <- list(
   bad("threads character", function() facility_greedy(X0, 2, mode = "g", threads = "2"), "threads"),
   bad("threads Inf", function() facility_greedy(X0, 2, mode = "g", threads = Inf), "threads"),
   bad("threads NULL", function() facility_greedy(X0, 2, mode = "g", threads = NULL), "threads"),
+  good("threads past the largest integer are capped", function()
+    facility_greedy(X0, 2, mode = "dc", threads = 2^31, sigma = 1),
+    function(fit) {
+      expect_lte(fit$threads, max(1L, parallel::detectCores()))
+      same_as_greedy(W0, 2)(fit)
+    }),
+  good("a default of threads past the largest integer is capped", function() {
+    old <- facloc_threads(2^31)
+    on.exit(facloc_threads(old))
+    facility_greedy(X0, 2, mode = "dc", sigma = 1)
+  }, same_as_greedy(W0, 2)),
   good("threads far above the cores is capped", function()
     facility_greedy(X0, 2, mode = "dc", threads = 100000, sigma = 1),
     function(fit) {
@@ -191,7 +205,10 @@ greedy_cases <- list(
   bad("initial NA", function() fg(X0, 2, mode = "g", initial = NA_real_), "initial"),
   bad("initial fractional", function() fg(X0, 2, mode = "g", initial = 1.5), "initial"),
   bad("initial character", function() fg(X0, 2, mode = "g", initial = "1"), "initial"),
-  bad("initial empty", function() fg(X0, 2, mode = "g", initial = integer()), "initial"),
+  good("initial empty is no initial set", function() fg(X0, 2, mode = "g", sigma = 1, initial = integer()),
+       same_as_greedy(W0, 2)),
+  bad("initial holding every candidate", function() fg(X0, 1, mode = "g", initial = seq_len(n0)),
+      "initial"),
   bad("k above the candidates left after initial", function() fg(X0, n0, mode = "g", initial = 1), "k"),
   good("initial facilities", function() fg(X0, 2, mode = "c", sigma = 1, initial = c(3, 10)),
        same_as_greedy(W0, 2, initial = c(3, 10))),
@@ -359,6 +376,8 @@ data_cases <- list(
   bad("facility_pass_time: X with NA", function() facility_pass_time(replace(X0, 1, NA)), "X"),
   bad("facility_pass_time: repeats zero", function() facility_pass_time(X0, repeats = 0), "repeats"),
   bad("facility_pass_time: sigma zero", function() facility_pass_time(X0, sigma = 0), "sigma"),
+  bad("facility_pass_time: sigma too small to square", function() facility_pass_time(X0, sigma = 1e-300),
+      "sigma"),
   bad("facility_benchmark: preset unknown", function() facility_benchmark("huge", progress = FALSE), "presets"),
   bad("facility_benchmark: mode unknown", function() facility_benchmark("small", modes = "fast", progress = FALSE), "modes"),
   bad("facility_benchmark: threads zero", function() facility_benchmark("small", threads = 0, progress = FALSE), "threads"),

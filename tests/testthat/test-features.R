@@ -195,6 +195,12 @@ test_that("arguments a mode cannot honour get a classed error naming the modes t
                         class = "facloc_error_unsupported")
     expect_identical(err$arg, "cost")
   }
+  W <- ref_similarity(X, sigma = 1)
+  for (mode in c("hc", "hpc", "nhpc")) {   # they would optimise the kernel of X instead
+    err <- expect_error(facility_greedy(X, 2, mode = mode, similarity = W),
+                        class = "facloc_error_unsupported")
+    expect_identical(err$arg, "similarity")
+  }
   skip_if_not_installed("Matrix")
   S <- knn_similarity(X, k = 3, sigma = 1, threads = 1)
   for (mode in c("hc", "hpc", "nhpc")) {
@@ -202,6 +208,18 @@ test_that("arguments a mode cannot honour get a classed error naming the modes t
                         class = "facloc_error_unsupported")
     expect_match(conditionMessage(err), "\"stochastic\"", fixed = TRUE)
   }
+})
+
+test_that("a similarity or a budget makes the default mode \"dc\", which optimises the similarity", {
+  W <- ref_similarity(X, sigma = 0.5)^2   # not the kernel of X at any sigma
+  fit <- facility_greedy(X, 4, similarity = W, threads = 1)
+  expect_identical(fit$mode, "dc")
+  expect_identical(fit$selected, as.integer(ref_greedy(W, 4)$selected))
+  expect_equal(fit$objective, ref_objective(W, fit$selected), tolerance = 1e-12)
+  expect_identical(fit$sigma, NA_real_)
+  expect_identical(fit$facilities, X[fit$selected, , drop = FALSE])
+  fit <- facility_greedy(X, mode = NULL, sigma = 1, budget = 3, threads = 1)
+  expect_identical(fit$mode, "dc")
 })
 
 test_that("bad costs, budgets, epsilon and kNN settings are rejected by name", {

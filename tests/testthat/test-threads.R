@@ -31,6 +31,23 @@ test_that("repeated runs give identical results", {
   }
 })
 
+test_that("mode c's bound is f(S) plus the k largest gains left, whatever the threads' race", {
+  # The keys a shared heap is left with depend on which stale tops the
+  # racing threads evaluated; the bound must not.
+  W <- ref_similarity(Xt, sigma = sigma_t)
+  k <- 15
+  top_gains <- function(g) sum(sort(g, decreasing = TRUE)[seq_len(k)])
+  for (threads in unique(c(1, 2, available_cores() + 3))) {
+    fit <- solve_raw(Xt, k, "c", threads)
+    cover <- apply(W[, fit$selected, drop = FALSE], 1, max)
+    left <- ref_gains(W, cover)[-fit$selected]
+    expected <- min(nrow(W), top_gains(ref_gains(W, rep(0, nrow(W)))), fit$objective + top_gains(left))
+    expect_equal(fit$bound, expected, tolerance = 1e-12, label = sprintf("%d threads", threads))
+    if (threads == 1) first <- fit$bound
+    expect_identical(fit$bound, first, label = sprintf("%d threads", threads))
+  }
+})
+
 test_that("exact modes are identical over 1, 2 and more threads than cores", {
   cores <- available_cores()
   ref <- ref_greedy(ref_similarity(Xt, sigma = sigma_t), 15)
