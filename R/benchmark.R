@@ -443,7 +443,8 @@ check_bench <- function(bench, arg = "bench") {
 #'
 #' @param x A \code{facility_benchmark} result.
 #' @param modes Optional modes to draw (default: all in \code{x}).
-#' @param ... Further graphical parameters passed to \code{\link[graphics]{plot}()}.
+#' @param ... Further graphical parameters passed to \code{\link[graphics]{plot}()};
+#'   they override the method's own (\code{main}, \code{ylim}, ...).
 #' @return \code{x}, invisibly.
 #' @export
 #' @examples
@@ -467,9 +468,9 @@ plot.facility_benchmark <- function(x, modes = NULL, ...) {
   ylim <- range(1, max(t), speedups[is.finite(speedups) & speedups > 0])
   for (m in panel_modes) {
     rows <- tab[tab$mode == m, , drop = FALSE]
-    graphics::plot(range(t), ylim, type = "n", log = log_axes, xaxt = "n",
-                   xlab = "threads", ylab = "speedup over 1 thread",
-                   main = sprintf("mode \"%s\"", m), ...)
+    plot_with_defaults(list(x = range(t), y = ylim, type = "n", log = log_axes, xaxt = "n",
+                            xlab = "threads", ylab = "speedup over 1 thread",
+                            main = sprintf("mode \"%s\"", m)), ...)
     graphics::axis(1, at = t)
     graphics::abline(0, 1, lty = 2, col = "grey40", untf = nzchar(log_axes))
     for (i in seq_len(nrow(rows))) {

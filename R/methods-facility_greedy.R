@@ -61,22 +61,40 @@ print.summary.facility_greedy <- function(x, ...) {
 
 #' Plot a facility location result
 #'
-#' Two panels: \eqn{f(S)} against \eqn{|S|} (with the upper bound as a
-#' dashed line), and the marginal gain of each pick against \eqn{|S|}.
+#' Two panels: \eqn{f(S)} against \eqn{|S|}, from the open `initial`
+#' facilities at \eqn{|S| = 0} (with the upper bound as a dashed line when
+#' the mode gives a finite one), and the marginal gain of each pick against
+#' \eqn{|S|}.
 #'
 #' @param x A `facility_greedy` result.
-#' @param ... Further graphical parameters passed to [graphics::plot()].
+#' @param ... Further graphical parameters passed to [graphics::plot()];
+#'   they override the method's own (`main`, `ylim`, ...).
 #' @return `x`, invisibly.
 #' @export
 plot.facility_greedy <- function(x, ...) {
   s <- summary(x)$picks
+  # starting the curve at |S| = 0 gives a fit without picks (a budget below
+  # every cost) something to draw and both panels a finite range
+  size <- c(0L, s$order)
+  objective <- c(x$objective - sum(x$gains), s$objective)
+  bound <- if (is.finite(x$bound)) x$bound   # Inf for "stochastic", NA for GreeDi
+  xlim <- c(0, max(1L, nrow(s)))
   old <- graphics::par(mfrow = c(1, 2))
   on.exit(graphics::par(old))
-  graphics::plot(s$order, s$objective, type = "b", pch = 20, xlab = "|S|",
-                 ylab = "f(S)", ylim = range(0, s$objective, x$bound),
-                 main = "Objective", ...)
-  graphics::abline(h = x$bound, lty = 2)
-  graphics::plot(s$order, s$gain, type = "h", xlab = "|S|",
-                 ylab = "marginal gain", main = "Gain of each pick", ...)
+  plot_with_defaults(list(x = size, y = objective, type = "b", pch = 20, xlim = xlim,
+                          ylim = range(0, objective, bound), xlab = "|S|",
+                          ylab = "f(S)", main = "Objective"), ...)
+  if (!is.null(bound)) graphics::abline(h = bound, lty = 2)
+  plot_with_defaults(list(x = s$order, y = s$gain, type = "h", xlim = xlim,
+                          ylim = range(0, s$gain), xlab = "|S|",
+                          ylab = "marginal gain", main = "Gain of each pick"), ...)
   invisible(x)
+}
+
+# graphics::plot() with a method's defaults, which the caller's graphical
+# parameters in `...` replace: passed side by side they would collide ("formal
+# argument matched by multiple actual arguments").  Shared by the plot methods.
+plot_with_defaults <- function(defaults, ...) {
+  dots <- list(...)
+  do.call(graphics::plot, c(defaults[setdiff(names(defaults), names(dots))], dots))
 }

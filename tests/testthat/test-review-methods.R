@@ -1,0 +1,52 @@
+# Review findings on the print, summary, plot and predict methods and on
+# the benchmark tables.
+
+review_points <- function(n = 60) {
+  set.seed(7)
+  matrix(rnorm(n * 2), ncol = 2)
+}
+
+test_that("plot() of a facility_greedy fit copes with an infinite or NA bound", {
+  X <- review_points()
+  pdf(NULL)
+  on.exit(dev.off())
+  stochastic <- facility_greedy(X, k = 3, sigma = 1, mode = "stochastic", threads = 1)
+  expect_false(is.finite(stochastic$bound))
+  expect_silent(plot(stochastic))
+  skip_if_not(can_start_cluster(), "cannot start a local PSOCK cluster")
+  greedi <- facility_greedy(X, k = 4, sigma = 1, cl = 2, threads = 1)
+  expect_true(is.na(greedi$bound))
+  expect_silent(plot(greedi))
+})
+
+test_that("plot() of a budget fit without picks draws its start", {
+  X <- review_points()
+  fit <- facility_greedy(X, k = 3, sigma = 1, mode = "dc", budget = 0.5, threads = 1)
+  expect_length(fit$selected, 0L)
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_silent(plot(fit))
+  # both panels span |S| from 0 to 1
+  expect_equal(par("usr")[1:2], c(0, 1) + c(-0.04, 0.04))
+})
+
+test_that("graphical parameters override the plot methods' own", {
+  X <- review_points()
+  pdf(NULL)
+  on.exit(dev.off())
+  fit <- facility_greedy(X, k = 3, sigma = 1, mode = "dc", threads = 1)
+  expect_identical(plot(fit, main = "mine"), fit)
+  plot(fit, ylim = c(0, 200))
+  expect_equal(par("usr")[3:4], c(0, 200) + c(-8, 8))
+  occ <- dpmeans(X, lambda = 2, threads = 1)
+  expect_identical(plot(occ, main = "mine"), occ)
+  expect_identical(plot(occ, col = "blue"), occ)
+  plot(occ, xlim = c(0, 50))
+  expect_equal(par("usr")[1:2], c(0, 50) + c(-2, 2))
+  bench <- data.frame(preset = "small", mode = "dc", threads = c(1, 1, 2, 2),
+                      seconds = c(2, 2.2, 1.1, 1.2), quality = 1)
+  class(bench) <- c("facility_benchmark", "data.frame")
+  expect_identical(plot(bench, main = "mine"), bench)
+  plot(bench, ylim = c(0, 4))
+  expect_equal(par("usr")[3:4], c(0, 4) + c(-0.16, 0.16))
+})
