@@ -9,6 +9,8 @@ print.facility_greedy <- function(x, ...) {
               if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
   cat(sprintf("  f(S) = %.6g, bound = %.6g (f(S) / bound = %.4f)\n",
               x$objective, x$bound, certificate(x)))
+  if (!is.null(x$budget))
+    cat(sprintf("  budget = %.6g, spent %.6g (%s rule)\n", x$budget, x$spent, x$rule))
   cat(sprintf("  %.3g s, %.0f gain evaluations\n", x$seconds, x$evaluations))
   shown <- utils::head(x$selected, 10L)
   cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
@@ -27,7 +29,8 @@ certificate <- function(x) {
 #' @return An object of class `summary.facility_greedy`: the settings, the
 #'   objective, its bound and certificate `objective / bound`, the work done
 #'   and a table of the picks (`order`, `selected`, `gain`, `objective` so
-#'   far).
+#'   far), and with a budget (see [facility_greedy()]) `budget`, `spent`
+#'   and `rule`, else `NULL`.
 #' @export
 summary.facility_greedy <- function(object, ...) {
   start <- object$objective - sum(object$gains)
@@ -37,7 +40,8 @@ summary.facility_greedy <- function(object, ...) {
                  m = object$m, k = object$k, objective = object$objective,
                  bound = object$bound, certificate = certificate(object),
                  seconds = object$seconds, evaluations = object$evaluations,
-                 pairs = object$pairs, picks = picks),
+                 pairs = object$pairs, budget = object$budget, spent = object$spent,
+                 rule = object$rule, picks = picks),
             class = "summary.facility_greedy")
 }
 
@@ -51,6 +55,8 @@ print.summary.facility_greedy <- function(x, ...) {
   else
     cat(sprintf("f(S): %.6g  upper bound: %.6g  certified within %.2f%% of optimal\n",
                 x$objective, x$bound, 100 * (1 - x$certificate)))
+  if (!is.null(x$budget))
+    cat(sprintf("Budget: %.6g  spent: %.6g  rule: %s\n", x$budget, x$spent, x$rule))
   cat(sprintf("Time: %.3g s  gain evaluations: %.0f  kernel evaluations: %.0f\n",
               x$seconds, x$evaluations, x$pairs))
   cat("Picks:\n")

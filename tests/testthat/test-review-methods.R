@@ -50,3 +50,18 @@ test_that("graphical parameters override the plot methods' own", {
   plot(bench, ylim = c(0, 4))
   expect_equal(par("usr")[3:4], c(0, 4) + c(-0.16, 0.16))
 })
+
+test_that("print and summary of a budget fit show budget, spent and rule", {
+  X <- review_points()
+  set.seed(3)
+  cost <- runif(nrow(X), 0.5, 1.5)
+  fit <- facility_greedy(X, sigma = 1, mode = "dc", budget = 2.5, cost = cost, threads = 1)
+  expect_output(print(fit), sprintf("budget = 2.5, spent %.6g \\(%s rule\\)", fit$spent, fit$rule))
+  s <- summary(fit)
+  expect_identical(s[c("budget", "spent", "rule")], fit[c("budget", "spent", "rule")])
+  expect_output(print(s), sprintf("Budget: 2.5  spent: %.6g  rule: %s", fit$spent, fit$rule))
+  plain <- facility_greedy(X, k = 3, sigma = 1, mode = "dc", threads = 1)
+  expect_null(summary(plain)$budget)
+  expect_false(any(grepl("budget", capture.output(print(plain), print(summary(plain))),
+                         ignore.case = TRUE)))
+})
