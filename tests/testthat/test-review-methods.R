@@ -6,6 +6,13 @@ review_points <- function(n = 60) {
   matrix(rnorm(n * 2), ncol = 2)
 }
 
+expect_argument_error <- function(expr, arg, pattern) {
+  err <- expect_error(expr, class = "facloc_error_argument")
+  expect_identical(err$arg, arg)
+  expect_match(conditionMessage(err), pattern)
+  invisible(err)
+}
+
 test_that("plot() of a facility_greedy fit copes with an infinite or NA bound", {
   X <- review_points()
   pdf(NULL)
@@ -64,4 +71,18 @@ test_that("print and summary of a budget fit show budget, spent and rule", {
   expect_null(summary(plain)$budget)
   expect_false(any(grepl("budget", capture.output(print(plain), print(summary(plain))),
                          ignore.case = TRUE)))
+})
+
+test_that("predict() on a similarity-only fit names `newdata` in its errors", {
+  X <- review_points()
+  S <- exp(-as.matrix(stats::dist(X))^2 / 2)
+  fit <- facility_greedy(similarity = S, k = 3, mode = "dc", threads = 1)
+  expect_argument_error(predict(fit, -S), "newdata", "^`newdata` must be non-negative$")
+  bad <- S
+  bad[1, 1] <- NA
+  expect_argument_error(predict(fit, bad), "newdata", "^`newdata` must not contain NA")
+  expect_argument_error(predict(fit, "S"), "newdata", "^`newdata` must be a numeric matrix")
+  skip_if_not_installed("Matrix")
+  expect_argument_error(predict(fit, Matrix::Matrix(-S, sparse = TRUE)), "newdata",
+                        "^`newdata` must be non-negative$")
 })
