@@ -115,11 +115,13 @@ plot.occ_fit <- function(x, ...) {
 #' @param newdata Numeric matrix or data frame with the columns of the
 #'   data the model was fitted on.
 #' @param threads Number of threads.
-#' @param ... Unused.
+#' @param ... Reserved for future arguments; must be empty.
 #' @return An integer vector of clusters, or for BP-means an n x K 0/1
 #'   matrix.
 #' @export
 predict.occ_fit <- function(object, newdata, threads = facloc_threads(), ...) {
+  check_dots_empty(...)
+  if (missing(newdata)) abort_missing("newdata")
   X <- check_points(newdata, "newdata")
   if (ncol(X) != object$d)
     abort_argument("newdata", sprintf("must have the %d columns of the fitted data, not %d",

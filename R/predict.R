@@ -20,7 +20,7 @@
 #' @param object A `facility_greedy` result.
 #' @param newdata Points (see Details), required.
 #' @param threads Number of threads, by default [facloc_threads()].
-#' @param ... Unused.
+#' @param ... Reserved for future arguments; must be empty.
 #' @return A data frame with one row per row of `newdata`:
 #'   \item{facility}{Position of the assigned facility in `object$selected`,
 #'     `NA` when it is one of the `initial` facilities.}

@@ -86,3 +86,11 @@ test_that("predict() on a similarity-only fit names `newdata` in its errors", {
   expect_argument_error(predict(fit, Matrix::Matrix(-S, sparse = TRUE)), "newdata",
                         "^`newdata` must be non-negative$")
 })
+
+test_that("predict() of an OCC fit requires newdata and rejects unknown arguments", {
+  X <- review_points()
+  fit <- dpmeans(X, lambda = 2, threads = 1)
+  expect_argument_error(predict(fit), "newdata", "newdata")
+  expect_argument_error(predict(fit, X, foo = 1), "foo", "not an argument")
+  expect_identical(predict(fit, X, threads = 1), predict(fit, X))
+})
