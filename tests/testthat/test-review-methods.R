@@ -94,3 +94,12 @@ test_that("predict() of an OCC fit requires newdata and rejects unknown argument
   expect_argument_error(predict(fit, X, foo = 1), "foo", "not an argument")
   expect_identical(predict(fit, X, threads = 1), predict(fit, X))
 })
+
+test_that("scaling_table() rejects an unknown `value` with a classed error", {
+  bench <- data.frame(preset = "small", mode = "dc", threads = c(1, 2),
+                      seconds = c(2, 1), quality = 1)
+  expect_argument_error(scaling_table(bench, value = "foo"), "value", "\"speedup\", \"seconds\"")
+  expect_argument_error(scaling_table(bench, value = c("seconds", "speedup")), "value", "one of")
+  expect_identical(attr(scaling_table(bench), "value"), "speedup")
+  expect_equal(scaling_table(bench, value = "seconds")[["2T"]], 1)
+})
