@@ -306,7 +306,9 @@ check_bench_file <- function(file) {
 #' with the column types of a benchmark, so \code{\link{scaling_table}()}
 #' and \code{plot()} work on it.
 #'
-#' @param file Path of the CSV file.
+#' @param file Path of the CSV file. It must have at least the columns
+#'   \code{preset}, \code{mode}, \code{threads}, \code{seconds} and
+#'   \code{quality}; other benchmark columns it lacks are read as \code{NA}.
 #' @return A data frame of class \code{facility_benchmark}.
 #' @export
 #' @examples
@@ -318,6 +320,7 @@ read_benchmark <- function(file) {
   header <- names(utils::read.csv(file, nrows = 1L, check.names = FALSE))
   known <- intersect(header, names(bench_columns))
   rows <- utils::read.csv(file, colClasses = bench_columns[known], stringsAsFactors = FALSE)
+  check_bench(rows, "file")
   # files written by older versions may lack a column: add it as NA
   missing_na <- list(character = NA_character_, integer = NA_integer_, double = NA_real_)
   for (col in setdiff(names(bench_columns), header))
@@ -357,7 +360,9 @@ print.facility_benchmark <- function(x, ...) {
 #'
 #' Times are medians over repetitions; failed runs (\code{NA} seconds) are
 #' left out. A preset and mode without a 1-thread run get \code{NA}
-#' speedups.
+#' speedups, and so does a median time of 0 (runs shorter than the timer's
+#' resolution, about a millisecond), as do all speedups over a 1-thread
+#' median of 0: time such runs on more data.
 #'
 #' @param bench A \code{facility_benchmark} result, or any data frame with
 #'   columns \code{preset}, \code{mode}, \code{threads}, \code{seconds} and
@@ -408,10 +413,11 @@ scaling_row <- function(runs, thread_counts, value) {
     s <- runs$seconds[runs$threads == t]
     if (length(s)) stats::median(s) else NA_real_
   }, double(1))
-  base <- med[thread_counts == 1L]
+  base <- if (any(thread_counts == 1L)) med[thread_counts == 1L] else NA_real_
+  # a run shorter than the timer's resolution records 0 s, and a speedup
+  # from or to it (0/0, x/0, 0/x) measures nothing
   times <- if (value == "seconds") med
-           else if (length(base) == 1L) base / med
-           else rep(NA_real_, length(med))
+           else ifelse(base > 0 & med > 0, base / med, NA_real_)
   top <- max(runs$threads)
   list(times = times, quality = stats::median(runs$quality[runs$threads == top]))
 }

@@ -103,3 +103,37 @@ test_that("scaling_table() rejects an unknown `value` with a classed error", {
   expect_identical(attr(scaling_table(bench), "value"), "speedup")
   expect_equal(scaling_table(bench, value = "seconds")[["2T"]], 1)
 })
+
+test_that("speedups from or to a time of 0 are NA, not NaN, Inf or 0", {
+  bench <- data.frame(preset = "small",
+                      mode = rep(c("dc", "nhpc", "hpc"), each = 3),
+                      threads = rep(c(1, 2, 4), 3),
+                      seconds = c(0, 0, 0.5,  0.4, 0, 0.1,  1, 0.5, 0.25),
+                      quality = 1)
+  tab <- scaling_table(bench)
+  speedups <- as.matrix(tab[c("1T", "2T", "4T")])
+  expect_false(any(is.nan(speedups) | is.infinite(speedups)))
+  expect_equal(unname(speedups[tab$mode == "dc", ]), rep(NA_real_, 3))
+  expect_equal(unname(speedups[tab$mode == "nhpc", ]), c(1, NA, 4))
+  expect_equal(unname(speedups[tab$mode == "hpc", ]), c(1, 2, 4))
+  # the times themselves stay as measured
+  expect_equal(unname(as.matrix(scaling_table(bench, value = "seconds")[tab$mode == "dc", c("1T", "2T", "4T")]))[1, ],
+               c(0, 0, 0.5))
+})
+
+test_that("read_benchmark() rejects a CSV without a benchmark's columns", {
+  file <- tempfile(fileext = ".csv")
+  on.exit(unlink(file))
+  utils::write.csv(data.frame(a = 1:2, b = 3:4), file, row.names = FALSE)
+  err <- expect_argument_error(read_benchmark(file), "file", "missing preset, mode, threads")
+  utils::write.csv(data.frame(preset = "small", mode = "dc", threads = 1, seconds = 2),
+                   file, row.names = FALSE)
+  expect_argument_error(read_benchmark(file), "file", "missing quality$")
+  # an older file without the newer columns still reads, those as NA
+  utils::write.csv(data.frame(preset = "small", mode = "dc", threads = 1:2,
+                              seconds = c(2, 1), quality = 1), file, row.names = FALSE)
+  bench <- read_benchmark(file)
+  expect_s3_class(bench, "facility_benchmark")
+  expect_true(all(is.na(bench$peak_bytes)))
+  expect_equal(scaling_table(bench)[["2T"]], 2)
+})
