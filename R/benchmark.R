@@ -306,7 +306,9 @@ check_bench_file <- function(file) {
 #' with the column types of a benchmark, so \code{\link{scaling_table}()}
 #' and \code{plot()} work on it.
 #'
-#' @param file Path of the CSV file.
+#' @param file Path of the CSV file. It must have at least the columns
+#'   \code{preset}, \code{mode}, \code{threads}, \code{seconds} and
+#'   \code{quality}; other benchmark columns it lacks are read as \code{NA}.
 #' @return A data frame of class \code{facility_benchmark}.
 #' @export
 #' @examples
@@ -318,6 +320,7 @@ read_benchmark <- function(file) {
   header <- names(utils::read.csv(file, nrows = 1L, check.names = FALSE))
   known <- intersect(header, names(bench_columns))
   rows <- utils::read.csv(file, colClasses = bench_columns[known], stringsAsFactors = FALSE)
+  check_bench(rows, "file")
   # files written by older versions may lack a column: add it as NA
   missing_na <- list(character = NA_character_, integer = NA_integer_, double = NA_real_)
   for (col in setdiff(names(bench_columns), header))
@@ -357,7 +360,9 @@ print.facility_benchmark <- function(x, ...) {
 #'
 #' Times are medians over repetitions; failed runs (\code{NA} seconds) are
 #' left out. A preset and mode without a 1-thread run get \code{NA}
-#' speedups.
+#' speedups, and so does a median time of 0 (runs shorter than the timer's
+#' resolution, about a millisecond), as do all speedups over a 1-thread
+#' median of 0: time such runs on more data.
 #'
 #' @param bench A \code{facility_benchmark} result, or any data frame with
 #'   columns \code{preset}, \code{mode}, \code{threads}, \code{seconds} and
@@ -376,7 +381,8 @@ print.facility_benchmark <- function(x, ...) {
 #' scaling_table(bench)
 scaling_table <- function(bench, value = c("speedup", "seconds"), modes = NULL) {
   check_bench(bench)
-  value <- match.arg(value)
+  if (identical(value, c("speedup", "seconds"))) value <- "speedup"
+  value <- check_choice(value, c("speedup", "seconds"), "value")
   if (!is.null(modes)) bench <- bench[bench$mode %in% check_modes(modes), , drop = FALSE]
   bench <- bench[!is.na(bench$seconds), , drop = FALSE]
   thread_counts <- sort(unique(as.integer(bench$threads)))
@@ -407,10 +413,11 @@ scaling_row <- function(runs, thread_counts, value) {
     s <- runs$seconds[runs$threads == t]
     if (length(s)) stats::median(s) else NA_real_
   }, double(1))
-  base <- med[thread_counts == 1L]
+  base <- if (any(thread_counts == 1L)) med[thread_counts == 1L] else NA_real_
+  # a run shorter than the timer's resolution records 0 s, and a speedup
+  # from or to it (0/0, x/0, 0/x) measures nothing
   times <- if (value == "seconds") med
-           else if (length(base) == 1L) base / med
-           else rep(NA_real_, length(med))
+           else ifelse(base > 0 & med > 0, base / med, NA_real_)
   top <- max(runs$threads)
   list(times = times, quality = stats::median(runs$quality[runs$threads == top]))
 }
@@ -443,7 +450,8 @@ check_bench <- function(bench, arg = "bench") {
 #'
 #' @param x A \code{facility_benchmark} result.
 #' @param modes Optional modes to draw (default: all in \code{x}).
-#' @param ... Further graphical parameters passed to \code{\link[graphics]{plot}()}.
+#' @param ... Further graphical parameters passed to \code{\link[graphics]{plot}()};
+#'   they override the method's own (\code{main}, \code{ylim}, ...).
 #' @return \code{x}, invisibly.
 #' @export
 #' @examples
@@ -467,9 +475,9 @@ plot.facility_benchmark <- function(x, modes = NULL, ...) {
   ylim <- range(1, max(t), speedups[is.finite(speedups) & speedups > 0])
   for (m in panel_modes) {
     rows <- tab[tab$mode == m, , drop = FALSE]
-    graphics::plot(range(t), ylim, type = "n", log = log_axes, xaxt = "n",
-                   xlab = "threads", ylab = "speedup over 1 thread",
-                   main = sprintf("mode \"%s\"", m), ...)
+    plot_with_defaults(list(x = range(t), y = ylim, type = "n", log = log_axes, xaxt = "n",
+                            xlab = "threads", ylab = "speedup over 1 thread",
+                            main = sprintf("mode \"%s\"", m)), ...)
     graphics::axis(1, at = t)
     graphics::abline(0, 1, lty = 2, col = "grey40", untf = nzchar(log_axes))
     for (i in seq_len(nrow(rows))) {

@@ -9,6 +9,8 @@ print.facility_greedy <- function(x, ...) {
               if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
   cat(sprintf("  f(S) = %.6g, bound = %.6g (f(S) / bound = %.4f)\n",
               x$objective, x$bound, certificate(x)))
+  if (!is.null(x$budget))
+    cat(sprintf("  budget = %.6g, spent %.6g (%s rule)\n", x$budget, x$spent, x$rule))
   cat(sprintf("  %.3g s, %.0f gain evaluations\n", x$seconds, x$evaluations))
   shown <- utils::head(x$selected, 10L)
   cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
@@ -27,7 +29,8 @@ certificate <- function(x) {
 #' @return An object of class `summary.facility_greedy`: the settings, the
 #'   objective, its bound and certificate `objective / bound`, the work done
 #'   and a table of the picks (`order`, `selected`, `gain`, `objective` so
-#'   far).
+#'   far), and with a budget (see [facility_greedy()]) `budget`, `spent`
+#'   and `rule`, else `NULL`.
 #' @export
 summary.facility_greedy <- function(object, ...) {
   start <- object$objective - sum(object$gains)
@@ -37,7 +40,8 @@ summary.facility_greedy <- function(object, ...) {
                  m = object$m, k = object$k, objective = object$objective,
                  bound = object$bound, certificate = certificate(object),
                  seconds = object$seconds, evaluations = object$evaluations,
-                 pairs = object$pairs, picks = picks),
+                 pairs = object$pairs, budget = object$budget, spent = object$spent,
+                 rule = object$rule, picks = picks),
             class = "summary.facility_greedy")
 }
 
@@ -51,6 +55,8 @@ print.summary.facility_greedy <- function(x, ...) {
   else
     cat(sprintf("f(S): %.6g  upper bound: %.6g  certified within %.2f%% of optimal\n",
                 x$objective, x$bound, 100 * (1 - x$certificate)))
+  if (!is.null(x$budget))
+    cat(sprintf("Budget: %.6g  spent: %.6g  rule: %s\n", x$budget, x$spent, x$rule))
   cat(sprintf("Time: %.3g s  gain evaluations: %.0f  kernel evaluations: %.0f\n",
               x$seconds, x$evaluations, x$pairs))
   cat("Picks:\n")
@@ -61,22 +67,40 @@ print.summary.facility_greedy <- function(x, ...) {
 
 #' Plot a facility location result
 #'
-#' Two panels: \eqn{f(S)} against \eqn{|S|} (with the upper bound as a
-#' dashed line), and the marginal gain of each pick against \eqn{|S|}.
+#' Two panels: \eqn{f(S)} against \eqn{|S|}, from the open `initial`
+#' facilities at \eqn{|S| = 0} (with the upper bound as a dashed line when
+#' the mode gives a finite one), and the marginal gain of each pick against
+#' \eqn{|S|}.
 #'
 #' @param x A `facility_greedy` result.
-#' @param ... Further graphical parameters passed to [graphics::plot()].
+#' @param ... Further graphical parameters passed to [graphics::plot()];
+#'   they override the method's own (`main`, `ylim`, ...).
 #' @return `x`, invisibly.
 #' @export
 plot.facility_greedy <- function(x, ...) {
   s <- summary(x)$picks
+  # starting the curve at |S| = 0 gives a fit without picks (a budget below
+  # every cost) something to draw and both panels a finite range
+  size <- c(0L, s$order)
+  objective <- c(x$objective - sum(x$gains), s$objective)
+  bound <- if (is.finite(x$bound)) x$bound   # Inf for "stochastic", NA for GreeDi
+  xlim <- c(0, max(1L, nrow(s)))
   old <- graphics::par(mfrow = c(1, 2))
   on.exit(graphics::par(old))
-  graphics::plot(s$order, s$objective, type = "b", pch = 20, xlab = "|S|",
-                 ylab = "f(S)", ylim = range(0, s$objective, x$bound),
-                 main = "Objective", ...)
-  graphics::abline(h = x$bound, lty = 2)
-  graphics::plot(s$order, s$gain, type = "h", xlab = "|S|",
-                 ylab = "marginal gain", main = "Gain of each pick", ...)
+  plot_with_defaults(list(x = size, y = objective, type = "b", pch = 20, xlim = xlim,
+                          ylim = range(0, objective, bound), xlab = "|S|",
+                          ylab = "f(S)", main = "Objective"), ...)
+  if (!is.null(bound)) graphics::abline(h = bound, lty = 2)
+  plot_with_defaults(list(x = s$order, y = s$gain, type = "h", xlim = xlim,
+                          ylim = range(0, s$gain), xlab = "|S|",
+                          ylab = "marginal gain", main = "Gain of each pick"), ...)
   invisible(x)
+}
+
+# graphics::plot() with a method's defaults, which the caller's graphical
+# parameters in `...` replace: passed side by side they would collide ("formal
+# argument matched by multiple actual arguments").  Shared by the plot methods.
+plot_with_defaults <- function(defaults, ...) {
+  dots <- list(...)
+  do.call(graphics::plot, c(defaults[setdiff(names(defaults), names(dots))], dots))
 }

@@ -79,20 +79,23 @@ print.summary.occ_fit <- function(x, ...) {
 #' reject, dashed).
 #'
 #' @param x A result of [dpmeans()], [ofl()] or [bpmeans()].
-#' @param ... Further graphical parameters passed to [graphics::plot()].
+#' @param ... Further graphical parameters passed to [graphics::plot()];
+#'   they override the method's own (`main`, `col`, ...).
 #' @return `x`, invisibly.
 #' @export
 plot.occ_fit <- function(x, ...) {
   old <- graphics::par(mfrow = c(1, 2))
   on.exit(graphics::par(old))
-  graphics::plot(seq_len(x$iterations), x$objectives, type = "b", pch = 20,
-                 xlab = "pass", ylab = "objective", main = "Objective", ...)
+  plot_with_defaults(list(x = seq_len(x$iterations), y = x$objectives, type = "b",
+                          pch = 20, xlab = "pass", ylab = "objective",
+                          main = "Objective"), ...)
   e <- x$epochs
   top <- max(1, e$proposed, x$workers * x$batch)
   positive <- function(v) ifelse(v > 0, v, NA)   # zeros have no place on a log axis
-  graphics::plot(seq_len(nrow(e)), positive(e$proposed), type = "h", col = "grey50",
-                 log = "y", ylim = c(0.5, top), xlab = "epoch",
-                 ylab = "count (log scale)", main = "Proposals and rejections", ...)
+  plot_with_defaults(list(x = seq_len(nrow(e)), y = positive(e$proposed), type = "h",
+                          col = "grey50", log = "y", ylim = c(0.5, top), xlab = "epoch",
+                          ylab = "count (log scale)", main = "Proposals and rejections"),
+                     ...)
   graphics::points(seq_len(nrow(e)), positive(e$rejected), pch = 20, cex = 0.5,
                    col = "red")
   graphics::abline(h = x$workers * x$batch, lty = 2)
@@ -112,11 +115,13 @@ plot.occ_fit <- function(x, ...) {
 #' @param newdata Numeric matrix or data frame with the columns of the
 #'   data the model was fitted on.
 #' @param threads Number of threads.
-#' @param ... Unused.
+#' @param ... Reserved for future arguments; must be empty.
 #' @return An integer vector of clusters, or for BP-means an n x K 0/1
 #'   matrix.
 #' @export
 predict.occ_fit <- function(object, newdata, threads = facloc_threads(), ...) {
+  check_dots_empty(...)
+  if (missing(newdata)) abort_missing("newdata")
   X <- check_points(newdata, "newdata")
   if (ncol(X) != object$d)
     abort_argument("newdata", sprintf("must have the %d columns of the fitted data, not %d",

@@ -20,7 +20,7 @@
 #' @param object A `facility_greedy` result.
 #' @param newdata Points (see Details), required.
 #' @param threads Number of threads, by default [facloc_threads()].
-#' @param ... Unused.
+#' @param ... Reserved for future arguments; must be empty.
 #' @return A data frame with one row per row of `newdata`:
 #'   \item{facility}{Position of the assigned facility in `object$selected`,
 #'     `NA` when it is one of the `initial` facilities.}
@@ -66,7 +66,8 @@ nearest_facility <- function(newdata, facilities, sigma, threads) {
 # matrix (dense or sparse), the first on ties.
 most_similar_column <- function(newdata, open, m) {
   sparse <- inherits(newdata, "sparseMatrix")
-  newdata <- if (sparse) check_sparse_similarity(newdata) else check_similarity(newdata)
+  newdata <- with_argument_name("newdata", "similarity",
+                                if (sparse) check_sparse_similarity(newdata) else check_similarity(newdata))
   if (ncol(newdata) != m)
     abort_argument("newdata", sprintf("must be a similarity matrix with one column per candidate (%d), not %d",
                                       m, ncol(newdata)))
@@ -88,4 +89,14 @@ most_similar_column <- function(newdata, open, m) {
     similarity[rows[better]] <- value[better]
   }
   list(index = index, similarity = similarity)
+}
+
+# Evaluates `check`, whose argument errors name `from`, so that they name
+# `to`, the argument the user passed: check_similarity() and
+# check_sparse_similarity() always name `similarity`.
+with_argument_name <- function(to, from, check) {
+  tryCatch(check, facloc_error_argument = function(e) {
+    if (!identical(e$arg, from)) stop(e)
+    abort_argument(to, sub(sprintf("^`%s` ", from), "", conditionMessage(e)))
+  })
 }
