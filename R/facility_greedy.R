@@ -393,17 +393,17 @@ facility_problem <- function(X, sigma, threads = 1L, similarity = NULL, candidat
        initial = if (length(initial)) check_indices(initial, m, "initial") - 1L)
 }
 
-check_similarity <- function(similarity) {
+check_similarity <- function(similarity, arg = "similarity") {
   if (is.data.frame(similarity) || inherits(similarity, "Matrix"))
     similarity <- as.matrix(similarity)
   if (!is.matrix(similarity) || !is.numeric(similarity))
-    abort_argument("similarity", "must be a numeric matrix")
+    abort_argument(arg, "must be a numeric matrix")
   if (nrow(similarity) < 1L || ncol(similarity) < 1L)
-    abort_argument("similarity", "must not be empty")
+    abort_argument(arg, "must not be empty")
   if (!.Call(C_facloc_all_finite, similarity))
-    abort_argument("similarity", "must not contain NA, NaN or infinite values")
+    abort_argument(arg, "must not contain NA, NaN or infinite values")
   if (any(similarity < 0))
-    abort_argument("similarity", "must be non-negative")
+    abort_argument(arg, "must be non-negative")
   if (!is.double(similarity)) storage.mode(similarity) <- "double"   # else a copy
   similarity
 }

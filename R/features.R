@@ -34,22 +34,22 @@ check_features <- function(mode, problem, cost, budget) {
 
 # A sparse Matrix as a general double CSC matrix (no densifying): @p, @i
 # and @x go to C as they are.
-check_sparse_similarity <- function(similarity) {
+check_sparse_similarity <- function(similarity, arg = "similarity") {
   if (!requireNamespace("Matrix", quietly = TRUE))
-    facloc_abort("a sparse `similarity` needs the Matrix package", "facloc_error_unsupported",
-                 arg = "similarity")
+    facloc_abort(sprintf("a sparse `%s` needs the Matrix package", arg), "facloc_error_unsupported",
+                 arg = arg)
   if (!methods::is(similarity, "dgCMatrix"))
     similarity <- methods::as(methods::as(methods::as(similarity, "CsparseMatrix"),
                                           "generalMatrix"), "dMatrix")
   dims <- dim(similarity)
   if (dims[1] < 1L || dims[2] < 1L)
-    abort_argument("similarity", "must not be empty")
+    abort_argument(arg, "must not be empty")
   # range() checks the non-zeros without vector-sized temporaries
   span <- if (length(similarity@x)) range(similarity@x) else c(0, 0)
   if (anyNA(span) || any(!is.finite(span)))
-    abort_argument("similarity", "must not contain NA, NaN or infinite values")
+    abort_argument(arg, "must not contain NA, NaN or infinite values")
   if (span[1] < 0)
-    abort_argument("similarity", "must be non-negative")
+    abort_argument(arg, "must be non-negative")
   similarity
 }
 

@@ -4,14 +4,15 @@
 #' selected ones and any `initial` ones. Ties go to the first facility in
 #' the order `c(initial, selected)`.
 #'
-#' For a result computed from points (`X`), `newdata` holds points with the
+#' For a result computed from points (`X`) alone, `newdata` holds points with the
 #' columns of `X` (pass `X` itself to assign the clients); the facilities'
 #' coordinates are stored in the result, the similarity is the RBF kernel
 #' with the result's `sigma`, and the most similar facility is the nearest
 #' one (found in C, threads splitting the points).
 #'
-#' For a result computed from a `similarity` matrix alone, there are no
-#' coordinates: `newdata` must be the similarity of each point to every
+#' For a result optimised on a `similarity` matrix (its `sigma` is `NA`),
+#' with or without points, the kernel is unknown: `newdata` must be the
+#' similarity of each point to every
 #' candidate, a matrix (or sparse `Matrix`) with one row per point and one
 #' column per candidate, laid out like `similarity` (pass `similarity`
 #' itself to assign the clients). Only the columns of the open facilities
@@ -39,7 +40,7 @@ predict.facility_greedy <- function(object, newdata, threads = facloc_threads(),
   if (missing(newdata) || is.null(newdata))
     abort_argument("newdata", "is required: the points to assign (pass the clients to assign them)")
   open <- c(object$initial, object$selected)
-  if (is.null(object$facilities)) {
+  if (is.na(object$sigma)) {   # optimised on a similarity: no kernel to apply
     best <- most_similar_column(newdata, open, object$m)
   } else {
     best <- nearest_facility(newdata, rbind(object$initial_facilities, object$facilities),
@@ -66,8 +67,7 @@ nearest_facility <- function(newdata, facilities, sigma, threads) {
 # matrix (dense or sparse), the first on ties.
 most_similar_column <- function(newdata, open, m) {
   sparse <- inherits(newdata, "sparseMatrix")
-  newdata <- with_argument_name("newdata", "similarity",
-                                if (sparse) check_sparse_similarity(newdata) else check_similarity(newdata))
+  newdata <- if (sparse) check_sparse_similarity(newdata, "newdata") else check_similarity(newdata, "newdata")
   if (ncol(newdata) != m)
     abort_argument("newdata", sprintf("must be a similarity matrix with one column per candidate (%d), not %d",
                                       m, ncol(newdata)))
@@ -89,14 +89,4 @@ most_similar_column <- function(newdata, open, m) {
     similarity[rows[better]] <- value[better]
   }
   list(index = index, similarity = similarity)
-}
-
-# Evaluates `check`, whose argument errors name `from`, so that they name
-# `to`, the argument the user passed: check_similarity() and
-# check_sparse_similarity() always name `similarity`.
-with_argument_name <- function(to, from, check) {
-  tryCatch(check, facloc_error_argument = function(e) {
-    if (!identical(e$arg, from)) stop(e)
-    abort_argument(to, sub(sprintf("^`%s` ", from), "", conditionMessage(e)))
-  })
 }

@@ -218,6 +218,9 @@ test_that("a similarity or a budget makes the default mode \"dc\", which optimis
   expect_equal(fit$objective, ref_objective(W, fit$selected), tolerance = 1e-12)
   expect_identical(fit$sigma, NA_real_)
   expect_identical(fit$facilities, X[fit$selected, , drop = FALSE])
+  assigned <- predict(fit, W, threads = 1)   # by the similarity optimised, not a kernel
+  expect_identical(assigned$facility, unname(apply(W[, fit$selected], 1, which.max)))
+  expect_error(predict(fit, X, threads = 1), class = "facloc_error_argument")
   fit <- facility_greedy(X, mode = NULL, sigma = 1, budget = 3, threads = 1)
   expect_identical(fit$mode, "dc")
 })
