@@ -174,10 +174,12 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
                             budget = NULL, cl = NULL, ...) {
   check_dots_empty(...)
   has_points <- !missing(X) && !is.null(X)
+  verbose <- check_flag(verbose, "verbose")
   if (!is.null(cl))   # distributed GreeDi, R/greedi.R
     return(facility_greedi(if (has_points) X, k, mode, threads, sigma, control, cl, weights,
                            list(similarity = similarity, candidates = candidates,
-                                initial = initial, cost = cost, budget = budget)))
+                                initial = initial, cost = cost, budget = budget,
+                                verbose = if (verbose) TRUE)))
   if (!has_points && is.null(similarity))
     abort_argument("X", "must be given unless `similarity` is")
   if (is.null(mode))   # the features only the exact modes honour pick "dc"
@@ -185,7 +187,6 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   mode <- check_choice(mode, facility_modes, "mode")
   threads <- resolve_threads(threads)
   sigma <- check_sigma(sigma)
-  verbose <- check_flag(verbose, "verbose")
   if (!inherits(control, "facility_control"))
     abort_argument("control", "must be made by facility_control()")
 

@@ -22,9 +22,12 @@
 #' the same selection: each part sees only its own clients, so a pick that
 #' covers points spread over several parts can be missed. The result has no
 #' certified `bound` (`NA`) and a component `greedi` with the parts'
-#' objectives, the union's, which answer won and the bytes moved. Only `X`,
-#' `k`, `mode`, `sigma`, `weights`, `threads` and `control` apply; the
-#' other arguments raise an error of class `facloc_error_unsupported`.
+#' objectives, the union's, which answer won and the bytes moved; its
+#' `evaluations` and `pairs` add up every worker's and the calling
+#' session's, `seconds` is the whole run and `rounds` those of the answer's
+#' last stage. Only `X`, `k`, `mode`, `sigma`, `weights`, `threads` and
+#' `control` apply; the other arguments (`verbose = TRUE` too) raise an
+#' error of class `facloc_error_unsupported`.
 #' @param cl `NULL` (default) to run in this session, or a cluster from the
 #'   `parallel` package, or a number of local workers, to run GreeDi (see
 #'   the section "Distributed greedy").
@@ -77,6 +80,7 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
     sigma = sigma, control = control, weights = weights[r]))
   r <- occ_round(run, "greedy", args)
   picks <- Map(function(sel, r) r[sel], lapply(r$replies, `[[`, "selected"), rows)
+  work <- Reduce(`+`, lapply(r$replies, function(reply) c(reply$evaluations, reply$pairs)))
 
   # second stage on the caller: greedy over the union, all rows as clients
   union <- sort(unique(unlist(picks)))
@@ -86,6 +90,7 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
                            sigma = sigma, control = control,
                            candidates = X[cand, , drop = FALSE], weights = weights)
     fit$selected <- cand[fit$selected]
+    work <<- work + c(fit$evaluations, fit$pairs)
     fit
   }
   best <- stage(union)
@@ -103,6 +108,8 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   best$threads <- threads
   best$k <- k
   best$seconds <- proc.time()[["elapsed"]] - started
+  best$evaluations <- work[[1]]
+  best$pairs <- work[[2]]
   best$greedi <- list(workers = P, part_sizes = unname(lengths(rows)), part_objectives = shard_f,
                       union_size = length(union),
                       union_objective = union_f,
@@ -114,5 +121,6 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
 greedi_part <- function(a) {
   fit <- facility_greedy(a$X, a$k, mode = a$mode, threads = a$threads, sigma = a$sigma,
                          control = a$control, weights = a$weights)
-  list(selected = fit$selected, objective = fit$objective)
+  list(selected = fit$selected, objective = fit$objective, evaluations = fit$evaluations,
+       pairs = fit$pairs)
 }

@@ -27,6 +27,9 @@ test_that("GreeDi is within its documented factor of single-machine greedy", {
   again <- facility_greedy(X, 10, mode = "dc", sigma = 2, threads = 1, cl = cl)
   expect_identical(again$selected, fit$selected)
   expect_gt(g$bytes_sent, 8 * length(X))
+  # the work counts add up both stages: every part's first gains at least
+  expect_gte(fit$evaluations, sum(g$part_sizes) + g$union_size)
+  expect_gte(fit$pairs, 0)
 })
 
 test_that("GreeDi refuses the arguments it cannot honour", {
@@ -41,4 +44,7 @@ test_that("GreeDi refuses the arguments it cannot honour", {
   expect_error(facility_greedy(X, 2, cl = 50), class = "facloc_error_argument")
   expect_error(facility_greedy(similarity = diag(3), k = 1, cl = 2),
                class = "facloc_error_unsupported")
+  expect_error(facility_greedy(X, 2, cl = 2, verbose = TRUE), class = "facloc_error_unsupported")
+  err <- expect_error(facility_greedy(X, 2, cl = 2, verbose = NA), class = "facloc_error_argument")
+  expect_identical(err$arg, "verbose")
 })
