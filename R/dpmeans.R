@@ -48,7 +48,8 @@
 #'
 #' @param X Numeric matrix or all-numeric data frame, one point per row.
 #' @param lambda Distance beyond which a point opens a new cluster (each
-#'   cluster costs `lambda^2`); a positive number.
+#'   cluster costs `lambda^2`); a positive number whose square is finite
+#'   (at most about `1.34e154`).
 #' @param threads Number of threads, by default [facloc_threads()]. With
 #'   `method = "occ"` and no `cl`, also the number of OCC workers \eqn{P}.
 #'   With `cl`, the threads of each worker.

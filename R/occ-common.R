@@ -10,6 +10,11 @@ occ_settings <- function(fun, X, lambda, threads, method, batch, max_iter,
   X <- check_points(X, "X")
   n <- nrow(X)
   lambda <- check_positive(lambda, "lambda")
+  # the engines compare squared distances with lambda^2: an infinite one
+  # would never open a cluster (objective NaN)
+  if (!is.finite(lambda^2))
+    abort_argument("lambda", sprintf("must be at most %.6g (its square must be finite), not %s",
+                                     sqrt(.Machine$double.xmax), format(lambda)))
   # `threads` as asked sets the number of OCC workers P, so the answer is the
   # same on every machine; the threads that run them are capped at the cores.
   # With a cluster, `threads` are each worker's, capped on the worker.

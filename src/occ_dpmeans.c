@@ -14,17 +14,21 @@ typedef struct {
   const int *newid;   /* end of pass: new number of each cluster, -1 dropped */
 } dp_state;
 
+/* A point no center is nearer than HUGE_VAL to (none yet, or every
+ * distance overflowed) has no cluster to join: it opens one whatever
+ * lambda is, so no point is left in cluster -1, which the tallies would
+ * index with. */
 static int dp_propose(void *st, int i, int slot)
 {
   occ_assign *a = &((dp_state *) st)->a;
   occ_assign_old(a, i, slot);
-  return a->sd[slot] > a->lambda2;
+  return a->z[i] < 0 || a->sd[slot] > a->lambda2;
 }
 
 static int dp_validate(void *st, int i, int slot)
 {
   occ_assign *a = &((dp_state *) st)->a;
-  if (occ_assign_new(a, i, slot) <= a->lambda2) return 0;
+  if (occ_assign_new(a, i, slot) <= a->lambda2 && a->z[i] >= 0) return 0;
   return occ_assign_open(a, i) ? -1 : 1;
 }
 

@@ -1,0 +1,57 @@
+# Review findings on dpmeans(), ofl(), bpmeans(), their data generators and
+# adjusted_rand_index().
+
+expect_arg_error <- function(expr, arg) {
+  err <- expect_error(expr, class = "facloc_error_argument")
+  expect_identical(err$arg, arg)
+  expect_match(conditionMessage(err), sprintf("`%s`", arg), fixed = TRUE)
+}
+
+# Run `lines` in a child Rscript with the installed package: a crash there
+# fails the test instead of taking the test run down.  Returns the output
+# and the exit status.
+run_child <- function(lines) {
+  lib <- installed_lib()
+  if (is.null(lib)) skip("needs the installed package")
+  script <- tempfile(fileext = ".R")
+  on.exit(unlink(script))
+  writeLines(c(sprintf("library(facloc, lib.loc = %s)", deparse(lib)), lines), script)
+  out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"),
+                                  c("--vanilla", script), stdout = TRUE, stderr = TRUE))
+  status <- attr(out, "status")
+  list(output = out, status = if (is.null(status)) 0L else status)
+}
+
+test_that("a lambda whose square overflows is refused by every OCC entry", {
+  X <- dp_data(40, d = 2, seed = 1)$X
+  for (f in list(dpmeans, ofl, bpmeans)) {
+    expect_arg_error(f(X, 1e200), "lambda")
+    expect_arg_error(f(X, 1e300, method = "serial"), "lambda")
+    expect_arg_error(f(X, 1e200, cl = 2), "lambda")   # refused before starting workers
+  }
+  # the largest lambda whose square is finite still runs: one cluster
+  big <- sqrt(.Machine$double.xmax) * (1 - 1e-15)
+  fit <- dpmeans(X, big, threads = 1)
+  expect_identical(fit$cluster, rep(1L, 40))
+  expect_true(is.finite(fit$objective))
+})
+
+test_that("the C engines open a cluster for a point with no center at all", {
+  # lambda^2 = Inf reached the engines before the R check: a point with no
+  # center stayed in cluster -1, and DP-means wrote before its tallies
+  res <- run_child(c(
+    "X <- dp_data(300, seed = 1)$X",
+    "for (serial in c(FALSE, TRUE)) {",
+    "  d <- facloc:::occ_call('dpmeans', X, 1e200, serial = serial, workers = 2L,",
+    "                         batch = 5L, order = NULL, shards = 2L, threads = 1L,",
+    "                         max_iter = 3L, what = 'test')",
+    "  o <- facloc:::occ_call('ofl', X, 1e200, serial = serial, workers = 2L,",
+    "                         batch = 5L, order = NULL, shards = 2L, threads = 1L,",
+    "                         max_iter = 1L, u = runif(300), what = 'test')",
+    "  cat('DP', range(d$cluster), nrow(d$centers), '\\n')",
+    "  cat('OFL', range(o$cluster), nrow(o$centers), o$facility, '\\n')",
+    "}"))
+  expect_identical(res$status, 0L)
+  expect_identical(sum(grepl("^DP 1 1 1 $", res$output)), 2L)
+  expect_identical(sum(grepl("^OFL 1 1 1 1 $", res$output)), 2L)
+})
