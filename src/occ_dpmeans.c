@@ -135,9 +135,11 @@ void occ_predict_nearest(const double *x, int n, int d, const double *centers,
 #pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int i = 0; i < n; i++) {
-    int best = -1;
-    double bd = HUGE_VAL;
-    occ_nearest(x + (size_t) i * d, centers, d, 0, k, &best, &bd);
+    /* the first center to start with: a point whose distances all
+     * overflow ties them and gets the lowest index, not -1 */
+    int best = k > 0 ? 0 : -1;
+    double bd = k > 0 ? fl_sqdist(x + (size_t) i * d, centers, d) : HUGE_VAL;
+    occ_nearest(x + (size_t) i * d, centers, d, 1, k, &best, &bd);
     cluster[i] = best;
     dist[i] = bd;
   }

@@ -55,3 +55,10 @@ test_that("the C engines open a cluster for a point with no center at all", {
   expect_identical(sum(grepl("^DP 1 1 1 $", res$output)), 2L)
   expect_identical(sum(grepl("^OFL 1 1 1 1 $", res$output)), 2L)
 })
+
+test_that("prediction assigns a point whose distances overflow to a cluster", {
+  X <- dp_data(40, d = 2, seed = 1)$X
+  far <- matrix(1e200, 2, 2)
+  for (fit in list(dpmeans(X, 1, threads = 1), ofl(X, 1, seed = 1, threads = 1)))
+    expect_identical(predict(fit, far), c(1L, 1L))
+})
