@@ -12,7 +12,8 @@
 #' clusters) and repeats until no assignment changes; the objective never
 #' increases. The OCC algorithm (Pan et al., 2013) runs \eqn{P} workers
 #' (`threads` workers, as many as asked even where fewer cores run them, so
-#' the answer does not depend on the machine; or the workers of `cl`). Each
+#' the answer does not depend on the machine, but at most one per row; or
+#' the workers of `cl`). Each
 #' epoch takes the next \eqn{P} `batch` rows, worker \eqn{p} the `batch` of
 #' them from \eqn{(p - 1)} `batch`, and each worker assigns its points
 #' against the centers known at the epoch's start, proposing those farther
@@ -51,8 +52,10 @@
 #'   cluster costs `lambda^2`); a positive number whose square is finite
 #'   (at most about `1.34e154`).
 #' @param threads Number of threads, by default [facloc_threads()]. With
-#'   `method = "occ"` and no `cl`, also the number of OCC workers \eqn{P}.
-#'   With `cl`, the threads of each worker.
+#'   `method = "occ"` and no `cl`, also the number of OCC workers \eqn{P},
+#'   capped at the number of rows (more workers would hold no rows; the
+#'   result is that of one worker per row). With `cl`, the threads of each
+#'   worker; a cluster may not have more workers than `X` has rows.
 #' @param method `"occ"` (default) or `"serial"`.
 #' @param batch Points each worker takes per epoch; `NULL` chooses about 64
 #'   epochs per pass, `ceiling(n / (64 P))`.

@@ -62,3 +62,40 @@ test_that("prediction assigns a point whose distances overflow to a cluster", {
   for (fit in list(dpmeans(X, 1, threads = 1), ofl(X, 1, seed = 1, threads = 1)))
     expect_identical(predict(fit, far), c(1L, 1L))
 })
+
+test_that("OCC workers are capped at the rows, with the answer of one per row", {
+  X <- dp_data(30, d = 2, seed = 2)$X
+  Xb <- bp_data(30, d = 2, seed = 2)$X
+  for (threads in c(1e5, 1e9)) {
+    d <- dpmeans(X, 1, threads = threads)
+    expect_identical(d$workers, 30L)
+    expect_identical(d$cluster, dpmeans(X, 1, threads = 30)$cluster)
+    o <- ofl(X, 1, threads = threads, seed = 3)
+    expect_identical(o$workers, 30L)
+    expect_identical(o$facilities, ofl(X, 1, threads = 30, seed = 3)$facilities)
+    b <- bpmeans(Xb, 1, threads = threads, max_iter = 5)
+    expect_identical(b$workers, 30L)
+    expect_identical(b$Z, bpmeans(Xb, 1, threads = 30, max_iter = 5)$Z)
+  }
+  expect_identical(dpmeans(X, 1, threads = 7)$workers, 7L)
+})
+
+test_that("a cluster with more workers than rows is refused before it starts", {
+  X <- dp_data(30, d = 2, seed = 2)$X
+  # testthat 3.1.6 has no local_mocked_bindings()
+  started <- get("start_local_cluster", asNamespace("facloc"))
+  assignInNamespace("start_local_cluster", function(workers) stop("started workers"), "facloc")
+  on.exit(assignInNamespace("start_local_cluster", started, "facloc"))
+  for (f in list(dpmeans, ofl, bpmeans)) {
+    expect_arg_error(f(X, 1, cl = 31), "cl")
+    expect_arg_error(f(X, 1, cl = 1e10), "cl")
+  }
+})
+
+test_that("counts beyond the integer range are named, not turned into NA", {
+  X <- dp_data(30, d = 2, seed = 2)$X
+  expect_arg_error(dpmeans(X, 1, threads = 1e10), "threads")
+  expect_arg_error(dpmeans(X, 1, batch = 1e10), "batch")
+  expect_arg_error(dpmeans(X, 1, max_iter = 1e10), "max_iter")
+  expect_arg_error(bpmeans(X, 1, max_iter = 1e10), "max_iter")
+})
