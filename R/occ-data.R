@@ -174,12 +174,15 @@ bp_data <- function(n, d = 16, theta = 1, sd = 0.5, seed = NULL) {
 #' (Hubert and Arabie, 1985): 1 for identical partitions, about 0 for
 #' independent ones.
 #'
-#' @param a,b Labels of the items (vectors of the same length).
+#' @param a,b Labels of the items: atomic vectors (numbers, strings,
+#'   factors, ...) of the same length, without `NA`.
 #' @return A number.
 #' @export
 #' @examples
 #' adjusted_rand_index(c(1, 1, 2, 2), c("a", "a", "b", "b"))
 adjusted_rand_index <- function(a, b) {
+  check_labels(a, "a")
+  check_labels(b, "b")
   if (length(a) != length(b) || length(a) < 2L)
     abort_argument("b", "must label the same items as `a` (at least two)")
   pairs <- function(m) sum(m * (m - 1) / 2)
@@ -191,4 +194,12 @@ adjusted_rand_index <- function(a, b) {
   top <- (ra + rb) / 2
   if (top == expected) return(1)
   (both - expected) / (top - expected)
+}
+
+# table() would drop an NA label, item and all, and fail unclassed on a list.
+check_labels <- function(x, arg) {
+  if (missing(x)) abort_missing(arg)
+  if (!is.atomic(x) || is.null(x))
+    abort_argument(arg, "must be an atomic vector of labels")
+  if (anyNA(x)) abort_argument(arg, "must not contain NA labels")
 }

@@ -172,3 +172,14 @@ test_that("blocked stick-breaking draws what breaking one at a time did", {
   expect_identical(list(dp_data(40, d = 2, theta = 2), bp_data(40, d = 2, theta = 2), runif(2)),
                    want)
 })
+
+test_that("adjusted_rand_index() names NA and non-vector labels", {
+  expect_arg_error(adjusted_rand_index(c(1, NA, 2, 2), c(1, 1, 2, 2)), "a")
+  expect_arg_error(adjusted_rand_index(c(1, 1, 2, 2), c("x", "x", NA, "y")), "b")
+  expect_arg_error(adjusted_rand_index(c(1, 1, NaN, 2), c(1, 1, 2, 2)), "a")
+  expect_arg_error(adjusted_rand_index(list(1, 1, 2, 2), c(1, 1, 2, 2)), "a")
+  expect_arg_error(adjusted_rand_index(c(1, 1, 2, 2), data.frame(x = 1:4)), "b")
+  expect_arg_error(adjusted_rand_index(NULL, 1:2), "a")
+  expect_arg_error(adjusted_rand_index(b = 1:2), "a")
+  expect_identical(adjusted_rand_index(factor(c("u", "u", "v")), c(3L, 3L, 1L)), 1)
+})
