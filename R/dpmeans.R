@@ -87,8 +87,18 @@
 #'     evenly.}
 #'   \item{proposals}{Data frame (`iteration`, `point`) of every proposal in
 #'     validation order.}
-#'   \item{method, lambda, threads, workers, batch, n, d, seed, seconds}{The
-#'     settings and elapsed time.}
+#'   \item{method, lambda, threads, workers, batch, n, d, max_iter, seed,
+#'     seconds}{The settings and elapsed time.}
+#'   \item{permutation}{With a `seed` (DP-means, BP-means), the visiting
+#'     order it drew: row `permutation[j]` of `X` is visited j-th; `NULL`
+#'     without one.}
+#'   \item{order}{With `method = "serial"` and `order`, that order as an
+#'     integer matrix of 0-based rows, one column per pass; `NULL`
+#'     otherwise. [serial_order()] gives the order of any fit as rows of
+#'     `X`.}
+#'   \item{setup_bytes, collect_bytes}{With `cl` only: the bytes sent to
+#'     the workers with their rows at the start, and received from them
+#'     with the final assignments at the end.}
 #' @references Kulis, B. and Jordan, M. I. (2012). Revisiting k-means: new
 #'   algorithms via Bayesian nonparametrics. ICML.
 #'

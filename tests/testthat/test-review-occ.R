@@ -183,3 +183,28 @@ test_that("adjusted_rand_index() names NA and non-vector labels", {
   expect_arg_error(adjusted_rand_index(b = 1:2), "a")
   expect_identical(adjusted_rand_index(factor(c("u", "u", "v")), c(3L, 3L, 1L)), 1)
 })
+
+test_that("every component of an OCC result is documented", {
+  man <- test_path("..", "..", "man")
+  skip_if_not(dir.exists(man), "needs the source tree's man/")
+  # names in the \value section: \item{a, b}{...} and \code{name}
+  documented <- function(topic) {
+    rd <- paste(readLines(file.path(man, paste0(topic, ".Rd"))), collapse = "\n")
+    value <- regmatches(rd, regexpr("\\\\value\\{.*?\\n\\}", rd))
+    items <- regmatches(value, gregexpr("\\\\item\\{[^}]*\\}", value))[[1]]
+    codes <- regmatches(value, gregexpr("\\\\code\\{[A-Za-z_]+\\}", value))[[1]]
+    c(trimws(unlist(strsplit(gsub("^\\\\item\\{|\\}$", "", items), ","))),
+      gsub("^\\\\code\\{|\\}$", "", codes))
+  }
+  common <- documented("dpmeans")
+  X <- dp_data(30, d = 2, seed = 1)$X
+  cl_only <- c("setup_bytes", "collect_bytes")
+  expect_identical(setdiff(c(names(dpmeans(X, 1, seed = 1, threads = 1)), cl_only),
+                          common), character())
+  expect_identical(setdiff(names(dpmeans(X, 1, method = "serial", order = 30:1)), common),
+                  character())
+  expect_identical(setdiff(names(ofl(X, 1, seed = 1, threads = 1)),
+                          c(common, documented("ofl"))), character())
+  expect_identical(setdiff(names(bpmeans(X, 1, seed = 1, threads = 1)),
+                          c(common, documented("bpmeans"))), character())
+})
