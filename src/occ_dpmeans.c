@@ -91,7 +91,7 @@ static int dp_end_pass(void *ptr, const occ_setup *s, double *objective,
   size_t len = (size_t) K * (d + 1) + 1;
   double *sums = malloc(len * sizeof(double));
   int *newid = malloc((size_t) K * sizeof(int) + 1);
-  int status = (sums && newid) ? occ_shard_sum(s, dp_tally, st, (int) len, sums)
+  int status = (sums && newid) ? occ_shard_sum(s, dp_tally, st, len, sums)
                                : FL_ERR_NOMEM;
   double cost = 0.0;
   if (status == FL_OK) {
