@@ -22,7 +22,8 @@
 #'
 #' @inheritParams dpmeans
 #' @param lambda Residual norm above which a point creates a new feature
-#'   (each feature costs `lambda^2`); a positive number.
+#'   (each feature costs `lambda^2`); a positive number whose square is
+#'   finite (at most about `1.34e154`).
 #' @return An object of class `c("bpmeans", "occ_fit")` with the components
 #'   of [dpmeans()] except `cluster`, `centers` and `size`, and instead
 #'   \item{Z}{n x K binary (0/1 integer) matrix of feature assignments.}

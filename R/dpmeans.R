@@ -12,7 +12,8 @@
 #' clusters) and repeats until no assignment changes; the objective never
 #' increases. The OCC algorithm (Pan et al., 2013) runs \eqn{P} workers
 #' (`threads` workers, as many as asked even where fewer cores run them, so
-#' the answer does not depend on the machine; or the workers of `cl`). Each
+#' the answer does not depend on the machine, but at most one per row; or
+#' the workers of `cl`). Each
 #' epoch takes the next \eqn{P} `batch` rows, worker \eqn{p} the `batch` of
 #' them from \eqn{(p - 1)} `batch`, and each worker assigns its points
 #' against the centers known at the epoch's start, proposing those farther
@@ -48,10 +49,13 @@
 #'
 #' @param X Numeric matrix or all-numeric data frame, one point per row.
 #' @param lambda Distance beyond which a point opens a new cluster (each
-#'   cluster costs `lambda^2`); a positive number.
+#'   cluster costs `lambda^2`); a positive number whose square is finite
+#'   (at most about `1.34e154`).
 #' @param threads Number of threads, by default [facloc_threads()]. With
-#'   `method = "occ"` and no `cl`, also the number of OCC workers \eqn{P}.
-#'   With `cl`, the threads of each worker.
+#'   `method = "occ"` and no `cl`, also the number of OCC workers \eqn{P},
+#'   capped at the number of rows (more workers would hold no rows; the
+#'   result is that of one worker per row). With `cl`, the threads of each
+#'   worker; a cluster may not have more workers than `X` has rows.
 #' @param method `"occ"` (default) or `"serial"`.
 #' @param batch Points each worker takes per epoch; `NULL` chooses about 64
 #'   epochs per pass, `ceiling(n / (64 P))`.
@@ -83,8 +87,18 @@
 #'     evenly.}
 #'   \item{proposals}{Data frame (`iteration`, `point`) of every proposal in
 #'     validation order.}
-#'   \item{method, lambda, threads, workers, batch, n, d, seed, seconds}{The
-#'     settings and elapsed time.}
+#'   \item{method, lambda, threads, workers, batch, n, d, max_iter, seed,
+#'     seconds}{The settings and elapsed time.}
+#'   \item{permutation}{With a `seed` (DP-means, BP-means), the visiting
+#'     order it drew: row `permutation[j]` of `X` is visited j-th; `NULL`
+#'     without one.}
+#'   \item{order}{With `method = "serial"` and `order`, that order as an
+#'     integer matrix of 0-based rows, one column per pass; `NULL`
+#'     otherwise. [serial_order()] gives the order of any fit as rows of
+#'     `X`.}
+#'   \item{setup_bytes, collect_bytes}{With `cl` only: the bytes sent to
+#'     the workers with their rows at the start, and received from them
+#'     with the final assignments at the end.}
 #' @references Kulis, B. and Jordan, M. I. (2012). Revisiting k-means: new
 #'   algorithms via Bayesian nonparametrics. ICML.
 #'

@@ -16,7 +16,7 @@ cluster_size <- function(cl) {
   }
   if (!is.numeric(cl))
     abort_argument("cl", "must be a cluster from the parallel package or a number of local workers")
-  check_count(cl, "cl")
+  check_count(cl, "cl", max = .Machine$integer.max)
 }
 
 # The parallel package's node-level send and receive (the functions behind
@@ -187,7 +187,6 @@ occ_distributed <- function(kind, s, cl, u = NULL) {
     on.exit(stop_own_cluster(cl), add = TRUE)
   }
   P <- length(cl)
-  if (P > s$n) abort_argument("cl", sprintf("has %d workers for %d rows", P, s$n))
   run$cl <- cl
   run$dead <- run$inflight <- logical(P)
   run$libs <- dirname(getNamespaceInfo("facloc", "path"))

@@ -10,22 +10,35 @@ occ_settings <- function(fun, X, lambda, threads, method, batch, max_iter,
   X <- check_points(X, "X")
   n <- nrow(X)
   lambda <- check_positive(lambda, "lambda")
+  # the engines compare squared distances with lambda^2: an infinite one
+  # would never open a cluster (objective NaN)
+  if (!is.finite(lambda^2))
+    abort_argument("lambda", sprintf("must be at most %.6g (its square must be finite), not %s",
+                                     sqrt(.Machine$double.xmax), format(lambda)))
   # `threads` as asked sets the number of OCC workers P, so the answer is the
   # same on every machine; the threads that run them are capped at the cores.
   # With a cluster, `threads` are each worker's, capped on the worker.
-  requested <- check_count(threads, "threads")
+  requested <- check_count(threads, "threads", max = .Machine$integer.max)
   threads <- if (is.null(cl)) resolve_threads(requested) else requested
   if (identical(method, c("occ", "serial"))) method <- "occ"
   method <- check_choice(method, c("occ", "serial"), "method")
-  max_iter <- check_count(max_iter, "max_iter")
+  max_iter <- check_count(max_iter, "max_iter", max = .Machine$integer.max)
   if (!is.null(seed)) seed <- check_count(seed, "seed", min = 0, max = .Machine$integer.max)
   if (!is.null(order) && method != "serial")
     abort_argument("order", "is only used with method = \"serial\"")
   if (!is.null(cl) && method == "serial")
     abort_argument("cl", "needs method = \"occ\": the serial algorithm runs on one process")
+  # Workers past the n-th would hold no rows: with n of them an OCC pass is
+  # already one epoch of one row each, so capping changes no result, and
+  # keeps per-worker work and scratch from growing with `threads`.  A
+  # cluster's workers are processes: more than rows is refused before any
+  # starts.
   workers <- if (method == "serial") 1L
-             else if (!is.null(cl)) cluster_size(cl) else requested
-  batch <- if (is.null(batch)) default_batch(n, workers) else check_count(batch, "batch")
+             else if (!is.null(cl)) cluster_size(cl) else min(requested, n)
+  if (!is.null(cl) && workers > n)
+    abort_argument("cl", sprintf("has %d workers for %d rows", workers, n))
+  batch <- if (is.null(batch)) default_batch(n, workers)
+           else check_count(batch, "batch", max = .Machine$integer.max)
   batch <- min(batch, ceiling(n / workers))
   list(fun = fun, X = X, n = n, d = ncol(X), lambda = lambda, threads = threads,
        method = method, workers = as.integer(workers), batch = as.integer(batch),

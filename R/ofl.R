@@ -19,7 +19,8 @@
 #' batch; on a cluster (`cl`) too.
 #'
 #' @inheritParams dpmeans
-#' @param lambda Square root of the facility cost, a positive number.
+#' @param lambda Square root of the facility cost, a positive number whose
+#'   square is finite (at most about `1.34e154`).
 #' @param seed Seed of the per-point random numbers (a whole number), or
 #'   `NULL` to draw them from the session's generator (after `set.seed()`,
 #'   say). With a seed the session's random numbers are left as they were.

@@ -215,9 +215,10 @@ static int bp_end_pass(void *ptr, const occ_setup *s, double *objective,
   bp_state *st = ptr;
   const int K = st->A.k, d = st->d;
   *changed = occ_bp_changed(st->chg, st->n, s->threads);
-  double *G = malloc(((size_t) K * K + (size_t) K * d) * sizeof(double) + 1);
+  const size_t len = (size_t) K * K + (size_t) K * d;
+  double *G = malloc(len * sizeof(double) + 1);
   int *keep = malloc((size_t) K * sizeof(int) + 1);
-  int status = (G && keep) ? occ_shard_sum(s, bp_gram, st, K * K + K * d, G) : FL_ERR_NOMEM;
+  int status = (G && keep) ? occ_shard_sum(s, bp_gram, st, len, G) : FL_ERR_NOMEM;
   if (status == FL_OK) {
     double *B = G + (size_t) K * K;
     const int k = occ_bp_keep(G, B, K, d, keep);

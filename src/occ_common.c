@@ -309,11 +309,11 @@ void occ_trace_free(occ_trace *tr)
   memset(tr, 0, sizeof *tr);
 }
 
-int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, int len,
+int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, size_t len,
                   double *out)
 {
   const int S = s->shards;
-  double *buf = calloc((size_t) S * (size_t) (len > 0 ? len : 1), sizeof(double));
+  double *buf = calloc((size_t) S * (len > 0 ? len : 1), sizeof(double));
   if (!buf) return FL_ERR_NOMEM;
   int threads = s->threads < S ? s->threads : S;
   (void) threads;
@@ -324,40 +324,42 @@ int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, int len,
     for (long long lo = (long long) sh * s->batch; lo < s->n; lo += (long long) S * s->batch)
       part(ctx, (int) lo, (int) (lo + s->batch < s->n ? lo + s->batch : s->n),
            buf + (size_t) sh * len);
-  memcpy(out, buf, (size_t) len * sizeof(double));
+  memcpy(out, buf, len * sizeof(double));
   for (int sh = 1; sh < S; sh++)
-    for (int j = 0; j < len; j++) out[j] += buf[(size_t) sh * len + j];
+    for (size_t j = 0; j < len; j++) out[j] += buf[(size_t) sh * len + j];
   free(buf);
   return FL_OK;
 }
 
 void occ_psd_solve(double *G, double *b, int k, int d)
 {
+  /* row offsets in size_t: k k and k d may pass INT_MAX */
+  const size_t K = (size_t) k, D = (size_t) d;
   double scale = 0.0;
-  for (int j = 0; j < k; j++) if (G[j * k + j] > scale) scale = G[j * k + j];
+  for (size_t j = 0; j < K; j++) if (G[j * K + j] > scale) scale = G[j * K + j];
   const double tol = 1e-10 * (scale > 0 ? scale : 1.0);
   /* G = L L', L stored in the lower triangle; a zero pivot zeroes its column. */
-  for (int j = 0; j < k; j++) {
-    double s = G[j * k + j];
-    for (int m = 0; m < j; m++) s -= G[j * k + m] * G[j * k + m];
+  for (size_t j = 0; j < K; j++) {
+    double s = G[j * K + j];
+    for (size_t m = 0; m < j; m++) s -= G[j * K + m] * G[j * K + m];
     double piv = s > tol ? sqrt(s) : 0.0;
-    G[j * k + j] = piv;
-    for (int i = j + 1; i < k; i++) {
-      double v = G[i * k + j];
-      for (int m = 0; m < j; m++) v -= G[i * k + m] * G[j * k + m];
-      G[i * k + j] = piv > 0 ? v / piv : 0.0;
+    G[j * K + j] = piv;
+    for (size_t i = j + 1; i < K; i++) {
+      double v = G[i * K + j];
+      for (size_t m = 0; m < j; m++) v -= G[i * K + m] * G[j * K + m];
+      G[i * K + j] = piv > 0 ? v / piv : 0.0;
     }
   }
-  for (int c = 0; c < d; c++) {
-    for (int j = 0; j < k; j++) {          /* L y = b */
-      double v = b[j * d + c];
-      for (int m = 0; m < j; m++) v -= G[j * k + m] * b[m * d + c];
-      b[j * d + c] = G[j * k + j] > 0 ? v / G[j * k + j] : 0.0;
+  for (size_t c = 0; c < D; c++) {
+    for (size_t j = 0; j < K; j++) {          /* L y = b */
+      double v = b[j * D + c];
+      for (size_t m = 0; m < j; m++) v -= G[j * K + m] * b[m * D + c];
+      b[j * D + c] = G[j * K + j] > 0 ? v / G[j * K + j] : 0.0;
     }
-    for (int j = k - 1; j >= 0; j--) {     /* L' a = y */
-      double v = b[j * d + c];
-      for (int m = j + 1; m < k; m++) v -= G[m * k + j] * b[m * d + c];
-      b[j * d + c] = G[j * k + j] > 0 ? v / G[j * k + j] : 0.0;
+    for (size_t j = K; j-- > 0;) {            /* L' a = y */
+      double v = b[j * D + c];
+      for (size_t m = j + 1; m < K; m++) v -= G[m * K + j] * b[m * D + c];
+      b[j * D + c] = G[j * K + j] > 0 ? v / G[j * K + j] : 0.0;
     }
   }
 }

@@ -108,7 +108,7 @@ void occ_trace_free(occ_trace *tr);
 /* Helpers for end_pass: per-shard partials in row order, combined in shard
  * order.  part(ctx, lo, hi, out) adds rows [lo, hi) to len running sums. */
 typedef void (*occ_part_fn)(void *ctx, int lo, int hi, double *out);
-int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, int len,
+int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, size_t len,
                   double *out);
 
 /* Nearest-center assignment shared by DP-means and OFL: proposals search

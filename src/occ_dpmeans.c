@@ -14,17 +14,21 @@ typedef struct {
   const int *newid;   /* end of pass: new number of each cluster, -1 dropped */
 } dp_state;
 
+/* A point no center is nearer than HUGE_VAL to (none yet, or every
+ * distance overflowed) has no cluster to join: it opens one whatever
+ * lambda is, so no point is left in cluster -1, which the tallies would
+ * index with. */
 static int dp_propose(void *st, int i, int slot)
 {
   occ_assign *a = &((dp_state *) st)->a;
   occ_assign_old(a, i, slot);
-  return a->sd[slot] > a->lambda2;
+  return a->z[i] < 0 || a->sd[slot] > a->lambda2;
 }
 
 static int dp_validate(void *st, int i, int slot)
 {
   occ_assign *a = &((dp_state *) st)->a;
-  if (occ_assign_new(a, i, slot) <= a->lambda2) return 0;
+  if (occ_assign_new(a, i, slot) <= a->lambda2 && a->z[i] >= 0) return 0;
   return occ_assign_open(a, i) ? -1 : 1;
 }
 
@@ -87,7 +91,7 @@ static int dp_end_pass(void *ptr, const occ_setup *s, double *objective,
   size_t len = (size_t) K * (d + 1) + 1;
   double *sums = malloc(len * sizeof(double));
   int *newid = malloc((size_t) K * sizeof(int) + 1);
-  int status = (sums && newid) ? occ_shard_sum(s, dp_tally, st, (int) len, sums)
+  int status = (sums && newid) ? occ_shard_sum(s, dp_tally, st, len, sums)
                                : FL_ERR_NOMEM;
   double cost = 0.0;
   if (status == FL_OK) {
@@ -131,9 +135,11 @@ void occ_predict_nearest(const double *x, int n, int d, const double *centers,
 #pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static)
 #endif
   for (int i = 0; i < n; i++) {
-    int best = -1;
-    double bd = HUGE_VAL;
-    occ_nearest(x + (size_t) i * d, centers, d, 0, k, &best, &bd);
+    /* the first center to start with: a point whose distances all
+     * overflow ties them and gets the lowest index, not -1 */
+    int best = k > 0 ? 0 : -1;
+    double bd = k > 0 ? fl_sqdist(x + (size_t) i * d, centers, d) : HUGE_VAL;
+    occ_nearest(x + (size_t) i * d, centers, d, 1, k, &best, &bd);
     cluster[i] = best;
     dist[i] = bd;
   }

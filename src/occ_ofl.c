@@ -17,12 +17,15 @@ typedef struct {
   int nfac, capfac;
 } ofl_state;
 
+/* A point with no facility to serve it (none yet, or every distance
+ * overflowed) opens one: u < D^2 / lambda^2 alone would leave it in
+ * cluster -1 when D^2 / lambda^2 is Inf / Inf. */
 static int ofl_propose(void *ptr, int i, int slot)
 {
   ofl_state *st = ptr;
   occ_assign_old(&st->a, i, slot);
   st->cost[i] = st->a.sd[slot];
-  return st->u[i] < st->a.sd[slot] / st->a.lambda2;
+  return st->a.z[i] < 0 || st->u[i] < st->a.sd[slot] / st->a.lambda2;
 }
 
 static int ofl_validate(void *ptr, int i, int slot)
@@ -30,7 +33,7 @@ static int ofl_validate(void *ptr, int i, int slot)
   ofl_state *st = ptr;
   double dist = occ_assign_new(&st->a, i, slot);
   st->cost[i] = dist;
-  if (!(st->u[i] < dist / st->a.lambda2)) return 0;
+  if (st->a.z[i] >= 0 && !(st->u[i] < dist / st->a.lambda2)) return 0;
   if (occ_assign_open(&st->a, i) ||
       occ_grow((void **) &st->facility, &st->capfac, st->nfac + 1, sizeof(int)))
     return -1;

@@ -74,59 +74,89 @@ static SEXP trace_list(const occ_trace *tr)
   return out;
 }
 
+/* What the core allocated for a result, while it is copied into R objects.
+ * The sizes come from the run, so the copies cannot be allocated first
+ * (r_knn.c's way); and an R allocation may longjmp.  So an external
+ * pointer owns them: its finaliser frees them at the next garbage
+ * collection after a longjmp, and held_done() at once otherwise. */
+typedef struct {
+  occ_centers model;
+  occ_trace tr;
+  int *facility;
+  unsigned char *Z;
+} occ_held;
+
+static void held_done(SEXP ptr)
+{
+  occ_held *h = R_ExternalPtrAddr(ptr);
+  if (!h) return;
+  occ_centers_free(&h->model);
+  occ_trace_free(&h->tr);
+  free(h->facility);
+  free(h->Z);
+  R_ClearExternalPtr(ptr);
+}
+
+/* A zeroed occ_held in *h, owned by the returned pointer (protect it); the
+ * struct lives in a raw vector the pointer keeps alive. */
+static SEXP held_new(occ_held **h)
+{
+  SEXP raw = PROTECT(Rf_allocVector(RAWSXP, sizeof(occ_held)));
+  memset(RAW(raw), 0, sizeof(occ_held));
+  *h = (occ_held *) RAW(raw);
+  SEXP ptr = PROTECT(R_MakeExternalPtr(*h, R_NilValue, raw));
+  R_RegisterCFinalizer(ptr, held_done);
+  UNPROTECT(2);
+  return ptr;
+}
+
 static SEXP run_clusters(int kind, const occ_setup *s, double lambda, SEXP control)
 {
-  SEXP cluster = PROTECT(Rf_allocVector(INTSXP, s->n));
-  SEXP cost = PROTECT(Rf_allocVector(REALSXP, kind == OCC_OFL ? s->n : 0));
-  occ_centers centers = { 0 };
-  occ_trace tr;
-  int *facility = NULL;
-  int status = kind == OCC_DP
-    ? occ_dpmeans(s, lambda, INTEGER(cluster), &centers, &tr)
-    : occ_ofl(s, lambda, fl_r_doubles(control, "u"), INTEGER(cluster), REAL(cost),
-              &centers, &facility, &tr);
   const char *names[] = { "status", "cluster", "centers", "trace", "cost", "facility" };
   SEXP out = PROTECT(fl_r_list(6, names));
+  SEXP cluster = PROTECT(Rf_allocVector(INTSXP, s->n));
+  SEXP cost = PROTECT(Rf_allocVector(REALSXP, kind == OCC_OFL ? s->n : 0));
+  occ_held *h;
+  SEXP held = PROTECT(held_new(&h));
+  int status = kind == OCC_DP
+    ? occ_dpmeans(s, lambda, INTEGER(cluster), &h->model, &h->tr)
+    : occ_ofl(s, lambda, fl_r_doubles(control, "u"), INTEGER(cluster), REAL(cost),
+              &h->model, &h->facility, &h->tr);
   SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
   if (status == FL_OK) {
     for (int i = 0; i < s->n; i++) INTEGER(cluster)[i] += 1;
     SET_VECTOR_ELT(out, 1, cluster);
-    SET_VECTOR_ELT(out, 2, rows_matrix(&centers));
-    SET_VECTOR_ELT(out, 3, trace_list(&tr));
+    SET_VECTOR_ELT(out, 2, rows_matrix(&h->model));
+    SET_VECTOR_ELT(out, 3, trace_list(&h->tr));
     SET_VECTOR_ELT(out, 4, cost);
-    if (facility) SET_VECTOR_ELT(out, 5, int_vector(facility, centers.k, 1));
-    occ_centers_free(&centers);
-    occ_trace_free(&tr);
-    free(facility);
+    if (h->facility) SET_VECTOR_ELT(out, 5, int_vector(h->facility, h->model.k, 1));
   }
-  UNPROTECT(3);
+  held_done(held);
+  UNPROTECT(4);
   return out;
 }
 
 static SEXP run_features(const occ_setup *s, double lambda)
 {
-  occ_centers A = { 0 };
-  occ_trace tr;
-  unsigned char *Z = NULL;
-  int zcap = 0;
-  int status = occ_bpmeans(s, lambda, &Z, &zcap, &A, &tr);
   const char *names[] = { "status", "Z", "features", "trace" };
   SEXP out = PROTECT(fl_r_list(4, names));
+  occ_held *h;
+  SEXP held = PROTECT(held_new(&h));
+  int zcap = 0;
+  int status = occ_bpmeans(s, lambda, &h->Z, &zcap, &h->model, &h->tr);
   SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
   if (status == FL_OK) {
-    SEXP z = PROTECT(Rf_allocMatrix(INTSXP, s->n, A.k));
-    for (int i = 0; i < s->n; i++)
-      for (int k = 0; k < A.k; k++)
-        INTEGER(z)[i + (size_t) s->n * k] = Z[(size_t) i * zcap + k];
+    const int K = h->model.k;
+    SEXP z = Rf_allocMatrix(INTSXP, s->n, K);
     SET_VECTOR_ELT(out, 1, z);
-    SET_VECTOR_ELT(out, 2, rows_matrix(&A));
-    SET_VECTOR_ELT(out, 3, trace_list(&tr));
-    UNPROTECT(1);
-    occ_centers_free(&A);
-    occ_trace_free(&tr);
-    free(Z);
+    for (int i = 0; i < s->n; i++)
+      for (int k = 0; k < K; k++)
+        INTEGER(z)[i + (size_t) s->n * k] = h->Z[(size_t) i * zcap + k];
+    SET_VECTOR_ELT(out, 2, rows_matrix(&h->model));
+    SET_VECTOR_ELT(out, 3, trace_list(&h->tr));
   }
-  UNPROTECT(1);
+  held_done(held);
+  UNPROTECT(2);
   return out;
 }
 
@@ -144,12 +174,16 @@ SEXP facloc_occ(SEXP kind, SEXP X, SEXP control)
 SEXP facloc_occ_predict(SEXP kind, SEXP x, SEXP model, SEXP threads)
 {
   int d = Rf_nrows(x), n = Rf_ncols(x), K = Rf_ncols(model);
-  int nthreads = Rf_asInteger(threads), status = FL_OK;
-  SEXP dist = PROTECT(Rf_allocVector(REALSXP, n));
-  SEXP assign;
-  if (Rf_asInteger(kind) == OCC_BP) {
+  int nthreads = Rf_asInteger(threads), status = FL_OK, bp = Rf_asInteger(kind) == OCC_BP;
+  /* R allocations first: they may longjmp, which must not leak Z */
+  const char *names[] = { "status", "assignment", "dist" };
+  SEXP out = PROTECT(fl_r_list(3, names));
+  SEXP dist = Rf_allocVector(REALSXP, n);
+  SET_VECTOR_ELT(out, 2, dist);
+  SEXP assign = bp ? Rf_allocMatrix(INTSXP, n, K) : Rf_allocVector(INTSXP, n);
+  SET_VECTOR_ELT(out, 1, assign);
+  if (bp) {
     unsigned char *Z = malloc((size_t) n * K + 1);
-    assign = PROTECT(Rf_allocMatrix(INTSXP, n, K));
     status = Z ? occ_predict_features(REAL(x), n, d, REAL(model), K, nthreads, Z, REAL(dist))
                : FL_ERR_NOMEM;
     if (status == FL_OK)
@@ -157,16 +191,11 @@ SEXP facloc_occ_predict(SEXP kind, SEXP x, SEXP model, SEXP threads)
         for (int k = 0; k < K; k++) INTEGER(assign)[i + (size_t) n * k] = Z[(size_t) i * K + k];
     free(Z);
   } else {
-    assign = PROTECT(Rf_allocVector(INTSXP, n));
     occ_predict_nearest(REAL(x), n, d, REAL(model), K, nthreads, INTEGER(assign), REAL(dist));
     for (int i = 0; i < n; i++) INTEGER(assign)[i] += 1;
   }
-  const char *names[] = { "status", "assignment", "dist" };
-  SEXP out = PROTECT(fl_r_list(3, names));
   SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
-  SET_VECTOR_ELT(out, 1, assign);
-  SET_VECTOR_ELT(out, 2, dist);
-  UNPROTECT(3);
+  UNPROTECT(1);
   return out;
 }
 
@@ -365,56 +394,54 @@ SEXP facloc_occ_cvalidate(SEXP kind_, SEXP props, SEXP model, SEXP lambda_)
   SEXP payload = fl_r_get(props, "payload");
   int d = Rf_nrows(payload), np = Rf_ncols(payload), K = Rf_ncols(model);
   double lambda = Rf_asReal(lambda_);
-  occ_centers c = { 0 };
-  int status = occ_centers_init(&c, d, K + np + 1);
-  if (status == FL_OK) {
-    memcpy(c.v, REAL(model), (size_t) K * d * sizeof(double));
-    c.k = K;
-  }
+  const char *names[] = { "status", "accepted", "z", "sd", "model", "bits" };
+  SEXP out = PROTECT(fl_r_list(6, names));
   SEXP accepted = PROTECT(Rf_allocVector(INTSXP, np));
   SEXP z = PROTECT(Rf_duplicate(fl_r_get(props, "z")));
   SEXP sd = PROTECT(Rf_duplicate(fl_r_get(props, "sd")));
-  SEXP bits = R_NilValue;
+  double *cost = kind == OCC_OFL ? (double *) R_alloc((size_t) np + 1, sizeof(double)) : NULL;
+  double *res = kind == OCC_BP
+    ? (double *) R_alloc((size_t) np * OCC_BP_SLOT(d) + 1, sizeof(double)) : NULL;
+  occ_held *h;
+  SEXP held = PROTECT(held_new(&h));
+  occ_centers *c = &h->model;
+  int zcap = 0, status = occ_centers_init(c, d, K + np + 1);
+  if (status == FL_OK) {
+    memcpy(c->v, REAL(model), (size_t) K * d * sizeof(double));
+    c->k = K;
+  }
   if (status == FL_OK && kind == OCC_DP) {
-    status = occ_dp_validate_list(REAL(payload), np, d, lambda, &c, INTEGER(z),
+    status = occ_dp_validate_list(REAL(payload), np, d, lambda, c, INTEGER(z),
                                   REAL(sd), INTEGER(accepted));
   } else if (status == FL_OK && kind == OCC_OFL) {
-    double *cost = (double *) R_alloc((size_t) np + 1, sizeof(double));
     status = occ_ofl_validate_list(REAL(payload), np, d, lambda,
-                                   REAL(fl_r_get(props, "u")), cost, &c,
+                                   REAL(fl_r_get(props, "u")), cost, c,
                                    INTEGER(z), REAL(sd), INTEGER(accepted));
     for (int j = 0; j < np; j++) REAL(sd)[j] = cost[j];
   } else if (status == FL_OK) {
-    double *res = (double *) R_alloc((size_t) np * OCC_BP_SLOT(d) + 1, sizeof(double));
     for (int j = 0; j < np; j++) {
       double *r = res + (size_t) j * OCC_BP_SLOT(d);
       memcpy(r, REAL(payload) + (size_t) j * d, (size_t) d * sizeof(double));
       r[2 * d] = REAL(sd)[j];
     }
-    unsigned char *Zb = NULL;
-    int zcap = 0;
-    status = occ_bp_validate_list(res, np, d, lambda, &c, &Zb, &zcap, INTEGER(accepted));
-    if (status == FL_OK) {
-      int nb = c.k - K;
-      bits = Rf_allocMatrix(INTSXP, np, nb);
-      for (int j = 0; j < np; j++)
-        for (int b = 0; b < nb; b++)
-          INTEGER(bits)[j + (size_t) np * b] = Zb[(size_t) j * zcap + K + b];
-      free(Zb);
-    }
+    status = occ_bp_validate_list(res, np, d, lambda, c, &h->Z, &zcap, INTEGER(accepted));
   }
-  PROTECT(bits);
-  const char *names[] = { "status", "accepted", "z", "sd", "model", "bits" };
-  SEXP out = PROTECT(fl_r_list(6, names));
   SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
   if (status == FL_OK) {
     SET_VECTOR_ELT(out, 1, accepted);
     SET_VECTOR_ELT(out, 2, z);
     SET_VECTOR_ELT(out, 3, sd);
-    SET_VECTOR_ELT(out, 4, centers_matrix(&c));
-    SET_VECTOR_ELT(out, 5, bits);
+    SET_VECTOR_ELT(out, 4, centers_matrix(c));
+    if (kind == OCC_BP) {
+      int nb = c->k - K;
+      SEXP bits = Rf_allocMatrix(INTSXP, np, nb);
+      SET_VECTOR_ELT(out, 5, bits);
+      for (int j = 0; j < np; j++)
+        for (int b = 0; b < nb; b++)
+          INTEGER(bits)[j + (size_t) np * b] = h->Z[(size_t) j * zcap + K + b];
+    }
   }
-  occ_centers_free(&c);
+  held_done(held);
   UNPROTECT(5);
   return out;
 }
