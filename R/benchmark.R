@@ -99,8 +99,7 @@ facility_benchmark <- function(presets = "small", modes = c("dc", "nhpc"),
   sigma <- check_positive(sigma, "sigma")
   if (!inherits(control, "facility_control"))
     abort_argument("control", "must be made by facility_control()")
-  seed <- check_count(seed, "seed", min = -.Machine$integer.max,
-                      max = .Machine$integer.max)
+  seed <- check_count(seed, "seed", min = -.Machine$integer.max)
   if (!is.null(file)) check_bench_file(file)
   progress <- check_flag(progress, "progress")
 

@@ -16,7 +16,7 @@ cluster_size <- function(cl) {
   }
   if (!is.numeric(cl))
     abort_argument("cl", "must be a cluster from the parallel package or a number of local workers")
-  check_count(cl, "cl", max = .Machine$integer.max)
+  check_count(cl, "cl")
 }
 
 # The parallel package's node-level send and receive (the functions behind

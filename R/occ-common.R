@@ -18,12 +18,12 @@ occ_settings <- function(fun, X, lambda, threads, method, batch, max_iter,
   # `threads` as asked sets the number of OCC workers P, so the answer is the
   # same on every machine; the threads that run them are capped at the cores.
   # With a cluster, `threads` are each worker's, capped on the worker.
-  requested <- check_count(threads, "threads", max = .Machine$integer.max)
+  requested <- check_count(threads, "threads")
   threads <- if (is.null(cl)) resolve_threads(requested) else requested
   if (identical(method, c("occ", "serial"))) method <- "occ"
   method <- check_choice(method, c("occ", "serial"), "method")
-  max_iter <- check_count(max_iter, "max_iter", max = .Machine$integer.max)
-  if (!is.null(seed)) seed <- check_count(seed, "seed", min = 0, max = .Machine$integer.max)
+  max_iter <- check_count(max_iter, "max_iter")
+  if (!is.null(seed)) seed <- check_count(seed, "seed", min = 0)
   if (!is.null(order) && method != "serial")
     abort_argument("order", "is only used with method = \"serial\"")
   if (!is.null(cl) && method == "serial")
@@ -38,7 +38,7 @@ occ_settings <- function(fun, X, lambda, threads, method, batch, max_iter,
   if (!is.null(cl) && workers > n)
     abort_argument("cl", sprintf("has %d workers for %d rows", workers, n))
   batch <- if (is.null(batch)) default_batch(n, workers)
-           else check_count(batch, "batch", max = .Machine$integer.max)
+           else check_count(batch, "batch")
   batch <- min(batch, ceiling(n / workers))
   list(fun = fun, X = X, n = n, d = ncol(X), lambda = lambda, threads = threads,
        method = method, workers = as.integer(workers), batch = as.integer(batch),

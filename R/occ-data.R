@@ -13,7 +13,7 @@ draw_checked <- function(n, d, theta, sd, seed, draw, theta_max) {
                                     format(theta)))
   sd <- check_positive(sd, "sd")
   if (is.null(seed)) return(draw(n, d, theta, sd))
-  seed <- check_count(seed, "seed", min = 0, max = .Machine$integer.max)
+  seed <- check_count(seed, "seed", min = 0)
   with_seed(seed, draw(n, d, theta, sd))
 }
 

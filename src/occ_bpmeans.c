@@ -6,6 +6,7 @@
  * A = (Z'Z)^-1 Z'X.  OCC proposals are residuals against the features
  * frozen at the epoch's start; validation continues the same greedy sweep
  * over the features accepted since and accepts what is still too far. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "occ_common.h"
@@ -157,16 +158,24 @@ static void bp_gram(void *ctx, int lo, int hi, double *out)
   }
 }
 
+/* The residual scratch is malloc'ed, not on the stack: d doubles of a wide
+ * data set would overflow a worker thread's stack.  Without it the sum
+ * is NaN, which no sum of squares is, and bp_end_pass reports it. */
 static void bp_cost(void *ctx, int lo, int hi, double *out)
 {
   bp_state *st = ctx;
   const int d = st->d;
-  double s = out[0], r[d > 0 ? d : 1];
+  double s = out[0], *r = malloc((size_t) (d > 0 ? d : 1) * sizeof(double));
+  if (!r) {
+    out[0] = NAN;
+    return;
+  }
   for (int i = lo; i < hi; i++) {
     residual(st->x + (size_t) i * d, st->Z + (size_t) i * st->zcap, st->A.v, d,
              st->A.k, r);
     s += sqnorm(r, d);
   }
+  free(r);
   out[0] = s;
 }
 
@@ -228,6 +237,7 @@ static int bp_end_pass(void *ptr, const occ_setup *s, double *objective,
     st->A.k = k;
     double cost = 0.0;
     status = occ_shard_sum(s, bp_cost, st, 1, &cost);
+    if (status == FL_OK && isnan(cost)) status = FL_ERR_NOMEM;
     *objective = cost + st->lambda2 * k;
   }
   free(G);
