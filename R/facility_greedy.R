@@ -434,6 +434,9 @@ new_facility_greedy <- function(out, problem, mode, threads, k, sigma, seconds, 
 #' of candidates `selected`, with the kernel of [facility_greedy()].
 #'
 #' @inheritParams facility_greedy
+#' @param similarity Optional precomputed similarity, as for
+#'   [facility_greedy()]: when given, \eqn{s_{ij}} is read from it instead
+#'   of the kernel of `X`.
 #' @param selected Indices (1-based) of the candidates in S, no duplicates.
 #' @return \eqn{f(S)}, a number.
 #' @export
