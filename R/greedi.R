@@ -61,16 +61,6 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   P <- cluster_size(cl)
   if (P > n) abort_argument("cl", sprintf("has %d workers for %d rows", P, n))
 
-  run <- new.env(parent = emptyenv())
-  run$own <- !inherits(cl, "cluster")
-  if (run$own) {
-    cl <- start_local_cluster(P)
-    on.exit(stop_own_cluster(cl), add = TRUE)
-  }
-  run$cl <- cl
-  run$dead <- run$inflight <- logical(P)
-  run$libs <- dirname(getNamespaceInfo("facloc", "path"))
-  run$key <- "greedi"
   started <- proc.time()[["elapsed"]]
 
   part <- with_seed(control$seed, sample(rep_len(seq_len(P), n)))
@@ -78,7 +68,7 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   args <- lapply(rows, function(r) list(
     X = X[r, , drop = FALSE], k = min(k, length(r)), mode = mode, threads = threads,
     sigma = sigma, control = control, weights = weights[r]))
-  r <- occ_round(run, "greedy", args)
+  r <- cluster_session(cl, P, function(run) occ_round(run, "greedy", args))
   picks <- Map(function(sel, r) r[sel], lapply(r$replies, `[[`, "selected"), rows)
   work <- Reduce(`+`, lapply(r$replies, function(reply) c(reply$evaluations, reply$pairs)))
 

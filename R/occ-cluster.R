@@ -19,14 +19,49 @@ cluster_size <- function(cl) {
   check_count(cl, "cl")
 }
 
-# The parallel package's node-level send and receive (the functions behind
+# The parallel package's node-level transport (the functions behind
 # clusterCall), so that a failure is attributed to its worker and the other
-# workers' replies are still collected.
-node_send <- function(node, fun, args) {
-  get("sendCall", envir = asNamespace("parallel"))(node, fun, args)
+# workers' replies are still collected.  Every call carries a tag, which
+# the worker returns with its reply.
+send_call <- function(node, fun, args, tag) {
+  get("sendCall", envir = asNamespace("parallel"))(node, fun, args, tag = tag)
 }
-node_recv <- function(node) {
-  get("recvResult", envir = asNamespace("parallel"))(node)
+recv_data <- function(node) get("recvData", envir = asNamespace("parallel"))(node)
+
+# Send worker p one step.  A user interrupt cannot cut a message in two; any
+# error while writing (a closed connection, a time limit) may have, so the
+# connection is out of step from then on.  Returns NULL or that error.
+node_send <- function(run, p, fun, args) {
+  run$seq <- run$seq + 1
+  tryCatch(suspendInterrupts(send_call(run$cl[[p]], fun, args, paste(run$key, run$seq))),
+           error = function(e) {
+             run$broken[p] <- TRUE
+             e
+           })
+}
+
+# Read worker p's next reply.  The wait while the worker computes reads
+# nothing, so an interrupt or a time limit there leaves the connection in
+# step (to be drained by cluster_close()), and it is serviced at once rather
+# than when the reply arrives.  A user interrupt cannot cut a reply in two.
+# An error while reading is the connection's (end of file) or a time limit
+# checked between two chunks, or before the first one: reading again tells
+# them apart, as only in the last case does a whole reply of this run
+# follow.  Returns the reply, with the error that came first as `cut`, or
+# the error when the connection is out of step.
+node_recv <- function(run, p) {
+  node <- run$cl[[p]]
+  if (inherits(node$con, "sockconn"))
+    while (!socketSelect(list(node$con), timeout = 1)) NULL
+  r <- tryCatch(suspendInterrupts(recv_data(node)), error = function(e) e)
+  if (!inherits(r, "error")) return(r)
+  again <- tryCatch(suspendInterrupts(recv_data(node)), error = function(e) NULL)
+  if (is.list(again) && is.character(again$tag) && startsWith(again$tag, paste0(run$key, " "))) {
+    again$cut <- r
+    return(again)
+  }
+  run$broken[p] <- TRUE
+  r
 }
 
 # Runs on a worker: make the caller's library visible, then do one step.
@@ -36,6 +71,24 @@ worker_stub <- function(libs, key, op, args) {
   get("occ_worker", envir = asNamespace("facloc"))(key, op, args)
 }
 environment(worker_stub) <- globalenv()
+
+# Which facloc build a session runs: its version and the digests of its
+# installed R code and shared library.  It travels to the workers with
+# worker_hello, so that a worker with any build (or none) can answer.
+build_identity <- function() {
+  path <- getNamespaceInfo("facloc", "path")
+  files <- c(file.path(path, "R", "facloc.rdb"), getLoadedDLLs()[["facloc"]][["path"]])
+  list(version = as.character(getNamespaceVersion("facloc")), path = path,
+       md5 = unname(tools::md5sum(files)))
+}
+environment(build_identity) <- globalenv()
+
+worker_hello <- function(libs, identity) {
+  .libPaths(unique(c(libs, .libPaths())))
+  loadNamespace("facloc")
+  list(pid = Sys.getpid(), host = Sys.info()[["nodename"]], build = identity())
+}
+environment(worker_hello) <- globalenv()
 
 occ_worker <- function(key, op, args) {
   tryCatch(occ_worker_step(key, op, args), error = function(e)
@@ -62,15 +115,15 @@ occ_worker_step <- function(key, op, a) {
       st$cost <- numeric(m)
     }
     assign(key, st, envir = .occ_store)
-    return(list(pid = Sys.getpid(), host = Sys.info()[["nodename"]]))
-  }
-  if (op == "greedy") return(greedi_part(a))
-  st <- get0(key, envir = .occ_store, inherits = FALSE)
-  if (is.null(st)) stop("this worker holds no block for run ", key)
-  if (op == "cleanup") {
-    rm(list = key, envir = .occ_store)
     return(TRUE)
   }
+  if (op == "greedy") return(greedi_part(a))
+  if (op == "cleanup") {               # also the marker that ends a drain
+    if (exists(key, envir = .occ_store, inherits = FALSE)) rm(list = key, envir = .occ_store)
+    return(TRUE)
+  }
+  st <- get0(key, envir = .occ_store, inherits = FALSE)
+  if (is.null(st)) stop("this worker holds no block for run ", key)
   if (!is.null(a$new)) st$model <- cbind(st$model, a$new)
   if (!is.null(a$apply)) worker_apply(st, a$apply)
   switch(op,
@@ -103,72 +156,127 @@ worker_apply <- function(st, ap) {
   .Call(C_facloc_occ_wapply, st, ap)
 }
 
-cluster_error <- function(run, p, message, dead) {
+cluster_error <- function(run, p, message, broken) {
   info <- run$info[[p]]
   where <- if (is.list(info)) sprintf(" (host %s, pid %s)", info$host, info$pid) else ""
-  state <- if (!dead) "the cluster is still usable"
+  state <- if (!broken) "the cluster is still usable"
            else if (run$own) "the workers facloc started have been stopped"
-           else "that worker is gone: the cluster `cl` is broken, stop it with parallel::stopCluster()"
+           else "its connection is gone or out of step: the cluster `cl` is broken, stop it with parallel::stopCluster()"
   facloc_abort(sprintf("worker %d%s failed: %s; %s", p, where, message, state),
                "facloc_error_cluster", worker = p, worker_message = message,
-               broken = dead && !run$own)
+               broken = broken && !run$own)
 }
 
-# One round: args[[p]] to worker p, every reply collected in order.
-occ_round <- function(run, op, args) {
+# One round: fun(args[[p]]...) on worker p (a step of worker_stub unless
+# `fun` is given), every reply collected in order.
+occ_round <- function(run, op, args, fun = worker_stub,
+                      call_args = function(a) list(run$libs, run$key, op, a)) {
   cl <- run$cl
   failure <- NULL
+  fail <- function(p, message, broken)
+    if (is.null(failure)) failure <<- list(p = p, message = message, broken = broken)
+  sent <- logical(length(cl))
   for (p in seq_along(cl)) {
-    sent <- tryCatch({
-      node_send(cl[[p]], worker_stub, list(run$libs, run$key, op, args[[p]]))
-      TRUE
-    }, error = function(e) e)
-    if (!isTRUE(sent)) {               # a worker that died between rounds
-      run$dead[p] <- TRUE
-      failure <- list(p = p, message = conditionMessage(sent), dead = TRUE)
+    e <- node_send(run, p, fun, call_args(args[[p]]))
+    if (!is.null(e)) {                  # a worker that died between rounds
+      fail(p, conditionMessage(e), TRUE)
       break
     }
-    run$inflight[p] <- TRUE
+    sent[p] <- TRUE
   }
   replies <- vector("list", length(cl))
-  for (p in which(run$inflight)) {
-    r <- tryCatch(node_recv(cl[[p]]), error = function(e) e)
-    run$inflight[p] <- FALSE
+  for (p in which(sent)) {
+    r <- node_recv(run, p)
     if (inherits(r, "error")) {
-      run$dead[p] <- TRUE
-      r <- structure(list(message = conditionMessage(r), dead = TRUE), class = "facloc_worker_error")
-    } else if (inherits(r, "try-error")) {
-      r <- structure(list(message = as.character(r)), class = "facloc_worker_error")
+      fail(p, conditionMessage(r), TRUE)
+      next
     }
-    if (inherits(r, "facloc_worker_error") && is.null(failure))
-      failure <- list(p = p, message = r$message, dead = isTRUE(r$dead))
+    if (!is.null(r$cut)) stop(r$cut)    # not the worker's: cluster_close() drains the rest
+    r <- r$value
+    if (inherits(r, "try-error"))
+      r <- structure(list(message = as.character(r)), class = "facloc_worker_error")
+    if (inherits(r, "facloc_worker_error")) fail(p, r$message, FALSE)
     replies[[p]] <- r
   }
-  if (!is.null(failure)) cluster_error(run, failure$p, failure$message, failure$dead)
+  if (!is.null(failure)) cluster_error(run, failure$p, failure$message, failure$broken)
   list(replies = replies,
        sent = sum(vapply(args, function(a) as.double(length(serialize(a, NULL))), 0)),
        received = sum(vapply(replies, function(r) as.double(length(serialize(r, NULL))), 0)))
 }
 
-# Drop the blocks from live workers, first reading any reply still owed.
-occ_cleanup <- function(run) {
-  cl <- run$cl
-  live <- which(!run$dead)
-  for (p in live[run$inflight[live]]) tryCatch(node_recv(cl[[p]]), error = function(e) run$dead[p] <- TRUE)
-  for (p in which(!run$dead))
-    tryCatch(node_send(cl[[p]], worker_stub, list(run$libs, run$key, "cleanup", list())),
-             error = function(e) run$dead[p] <- TRUE)
-  for (p in which(!run$dead)) tryCatch(node_recv(cl[[p]]), error = function(e) NULL)
+# Run work(run) on the workers of `cl` (a cluster, or a number of local
+# workers to start), with the run's exit steps whichever way it ends.
+cluster_session <- function(cl, workers, work) {
+  run <- new.env(parent = emptyenv())
+  run$own <- !inherits(cl, "cluster")
+  run$cl <- if (run$own) start_local_cluster(workers) else cl
+  run$broken <- logical(length(run$cl))
+  run$libs <- dirname(getNamespaceInfo("facloc", "path"))
+  .occ_runs$count <- (if (is.null(.occ_runs$count)) 0 else .occ_runs$count) + 1
+  run$key <- sprintf("run%d_%d", Sys.getpid(), .occ_runs$count)
+  run$seq <- 0
+  on.exit(cluster_close(run))
+  hello <- occ_round(run, "hello", vector("list", length(run$cl)), fun = worker_hello,
+                     call_args = function(a) list(run$libs, build_identity))
+  run$info <- hello$replies
+  check_builds(run)
+  ans <- work(run)
+  run$done <- TRUE
+  ans
+}
+
+# A worker with another facloc build would run other steps on its rows:
+# refuse it before any data goes out.
+check_builds <- function(run) {
+  if (is.null(.occ_runs$build)) .occ_runs$build <- build_identity()
+  mine <- .occ_runs$build
+  for (p in seq_along(run$info)) {
+    theirs <- run$info[[p]]$build
+    if (!identical(theirs[c("version", "md5")], mine[c("version", "md5")]))
+      cluster_error(run, p, sprintf("it runs another build of facloc (%s in %s) than this session (%s in %s)",
+                                    theirs$version, theirs$path, mine$version, mine$path), FALSE)
+  }
+}
+
+# The end of a run.  Workers facloc started are stopped.  On the caller's
+# cluster every worker still in step gets a cleanup step, which drops the
+# run's block, and its replies are read up to that step's own: whatever the
+# run still owed (a step an interrupt or an error cut short) is read and
+# dropped, so the next use of `cl` gets its own replies.
+cluster_close <- function(run) {
+  if (run$own) return(stop_own_cluster(run))
+  live <- which(!run$broken)
+  marker <- integer(length(run$cl))
+  for (p in live) {
+    if (is.null(node_send(run, p, worker_stub, list(run$libs, run$key, "cleanup", list()))))
+      marker[p] <- run$seq
+  }
+  for (p in which(marker > 0)) {
+    tag <- paste(run$key, marker[p])
+    repeat {
+      r <- node_recv(run, p)
+      if (inherits(r, "error") || identical(r$tag, tag)) break
+    }
+  }
 }
 
 # Stop every node that still answers and close its connection, so a dead
-# worker does not keep the others running.
-stop_own_cluster <- function(cl) {
+# worker does not keep the others running.  A run cut short can leave a
+# worker busy with a step, which reads the stop only when the step ends,
+# minutes away maybe: then the local workers (their pids known from the
+# hello round) are killed.
+stop_own_cluster <- function(run) {
+  cl <- run$cl
   for (p in seq_along(cl)) {
     tryCatch(parallel::stopCluster(cl[p]), error = function(e) NULL)
     con <- cl[[p]]$con
     if (inherits(con, "connection")) try(close(con), silent = TRUE)
   }
+  if (isTRUE(run$done)) return(invisible())
+  here <- Sys.info()[["nodename"]]
+  pids <- unlist(lapply(run$info, function(i) if (is.list(i) && identical(i$host, here)) i$pid))
+  if (length(pids)) tools::pskill(pids)
+  invisible()
 }
 
 start_local_cluster <- function(workers) {
@@ -180,36 +288,24 @@ start_local_cluster <- function(workers) {
 
 # The distributed OCC run of a validated setting `s` (see occ_settings()).
 occ_distributed <- function(kind, s, cl, u = NULL) {
-  run <- new.env(parent = emptyenv())
-  run$own <- !inherits(cl, "cluster")
-  if (run$own) {
-    cl <- start_local_cluster(s$workers)
-    on.exit(stop_own_cluster(cl), add = TRUE)
-  }
-  P <- length(cl)
-  run$cl <- cl
-  run$dead <- run$inflight <- logical(P)
-  run$libs <- dirname(getNamespaceInfo("facloc", "path"))
-  .occ_runs$count <- (if (is.null(.occ_runs$count)) 0 else .occ_runs$count) + 1
-  run$key <- sprintf("run%d_%d", Sys.getpid(), .occ_runs$count)
-  on.exit(occ_cleanup(run), add = TRUE, after = FALSE)
-
-  perm <- if (!is.null(s$seed) && kind != "ofl") with_seed(s$seed, sample.int(s$n))
-  X <- if (is.null(perm)) s$X else s$X[perm, , drop = FALSE]
-  rows <- worker_rows(s$n, P, s$batch)
-  started <- proc.time()[["elapsed"]]
-  init <- lapply(seq_len(P), function(p) {
-    list(kind = occ_kinds[[kind]], x = t(X[rows[[p]], , drop = FALSE]), lambda = s$lambda,
-         threads = s$threads, batch = s$batch, u = if (!is.null(u)) u[rows[[p]]])
+  cluster_session(cl, s$workers, function(run) {
+    P <- length(run$cl)
+    perm <- if (!is.null(s$seed) && kind != "ofl") with_seed(s$seed, sample.int(s$n))
+    X <- if (is.null(perm)) s$X else s$X[perm, , drop = FALSE]
+    rows <- worker_rows(s$n, P, s$batch)
+    started <- proc.time()[["elapsed"]]
+    init <- lapply(seq_len(P), function(p) {
+      list(kind = occ_kinds[[kind]], x = t(X[rows[[p]], , drop = FALSE]), lambda = s$lambda,
+           threads = s$threads, batch = s$batch, u = if (!is.null(u)) u[rows[[p]]])
+    })
+    setup <- occ_round(run, "init", init)
+    ans <- occ_passes(kind, s, run, rows, u)
+    collect <- occ_round(run, "collect", rep(list(list(k = ncol(ans$model))), P))
+    ans$seconds <- proc.time()[["elapsed"]] - started
+    ans$setup_bytes <- setup$sent
+    ans$collect_bytes <- collect$received
+    occ_cluster_result(kind, s, ans, collect$replies, rows, perm)
   })
-  setup <- occ_round(run, "init", init)
-  run$info <- setup$replies
-  ans <- occ_passes(kind, s, run, rows, u)
-  collect <- occ_round(run, "collect", rep(list(list(k = ncol(ans$model))), P))
-  ans$seconds <- proc.time()[["elapsed"]] - started
-  ans$setup_bytes <- setup$sent
-  ans$collect_bytes <- collect$received
-  occ_cluster_result(kind, s, ans, collect$replies, rows, perm)
 }
 
 # The rows (1-based, ascending) each of P workers holds: epoch t has the

@@ -3,26 +3,6 @@
 
 cluster_ok <- can_start_cluster()
 
-# Replace occ_worker on worker p by one that runs `action` at step `op`.
-# The functions sent travel with the global environment, so the worker
-# can unserialize them before it knows where facloc is installed.
-sabotage <- function(cl, p, op, action) {
-  patch <- function(lib, op, action) {
-    .libPaths(c(lib, .libPaths()))
-    ns <- asNamespace("facloc")
-    original <- get("occ_worker", envir = ns)
-    unlockBinding("occ_worker", ns)
-    assign("occ_worker", function(key, step, args) {
-      if (step == op) action()
-      original(key, step, args)
-    }, envir = ns)
-    TRUE
-  }
-  environment(patch) <- environment(action) <- globalenv()
-  lib <- dirname(getNamespaceInfo("facloc", "path"))
-  parallel::clusterCall(cl[p], patch, lib, op, action)
-}
-
 test_that("distributed DP-means, OFL and BP-means equal the threaded OCC runs", {
   skip_if_not(cluster_ok, "cannot start a local PSOCK cluster")
   cl <- parallel::makePSOCKcluster(2)
