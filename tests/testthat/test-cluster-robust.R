@@ -91,7 +91,7 @@ test_that("an interrupt just after a step is sent leaves no reply for the next c
 
 test_that("workers facloc started are gone when an interrupted call returns", {
   skip_if_not(cluster_ok, "cannot start a local PSOCK cluster")
-  skip_on_os("windows")                                # ps
+  skip_if_not(nzchar(Sys.which("ps")), "no ps to list processes")
   pids <- integer()
   check <- get("check_builds", envir = asNamespace("facloc"))
   # once the workers have said who they are, make their greedy steps long
