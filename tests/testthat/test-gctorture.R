@@ -32,13 +32,18 @@ record_calls <- function(drivers, X) {
   # Runs on the parallel package's clusters (cl =) step the workers
   # in-process, so that the workers' entry points are recorded too.
   recorder$in_process_cluster <- in_process_cluster
-  replies <- list()
-  recorder$node_send <- function(node, fun, args) {
-    replies[[length(replies) + 1L]] <<- list(recorder$occ_worker(args[[2]], args[[3]], args[[4]]))
+  queues <- list()   # worker p's replies, tagged as the transport tags them
+  recorder$node_send <- function(run, p, fun, args) {
+    run$seq <- run$seq + 1
+    value <- if (identical(fun, recorder$worker_stub))
+      recorder$occ_worker(args[[2]], args[[3]], args[[4]]) else do.call(fun, args)
+    reply <- list(value = value, tag = paste(run$key, run$seq))
+    queues[[p]] <<- c(if (p <= length(queues)) queues[[p]], list(reply))
+    NULL
   }
-  recorder$node_recv <- function(node) {
-    reply <- replies[[1L]][[1L]]
-    replies[[1L]] <<- NULL
+  recorder$node_recv <- function(run, p) {
+    reply <- queues[[p]][[1L]]
+    queues[[p]] <<- queues[[p]][-1L]
     reply
   }
   for (driver in drivers) {
