@@ -380,7 +380,6 @@ print.facility_benchmark <- function(x, ...) {
 #' scaling_table(bench)
 scaling_table <- function(bench, value = c("speedup", "seconds"), modes = NULL) {
   check_bench(bench)
-  if (identical(value, c("speedup", "seconds"))) value <- "speedup"
   value <- check_choice(value, c("speedup", "seconds"), "value")
   if (!is.null(modes)) bench <- bench[bench$mode %in% check_modes(modes), , drop = FALSE]
   bench <- bench[!is.na(bench$seconds), , drop = FALSE]

@@ -58,8 +58,7 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
     abort_argument("control", "must be made by facility_control()")
   k <- check_count(k, "k", max = n)
   if (!is.null(weights)) weights <- check_weights(weights, n, "weights")
-  P <- cluster_size(cl)
-  if (P > n) abort_argument("cl", sprintf("has %d workers for %d rows", P, n))
+  P <- cluster_size(cl, n)
 
   started <- proc.time()[["elapsed"]]
 

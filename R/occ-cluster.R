@@ -9,14 +9,19 @@
 .occ_store <- new.env(parent = emptyenv())
 .occ_runs <- new.env(parent = emptyenv())
 
-cluster_size <- function(cl) {
+# The workers of `cl`, at most one per row of the n: more would hold no
+# rows, and a cluster's workers are processes, refused before any starts.
+cluster_size <- function(cl, n) {
   if (inherits(cl, "cluster")) {
     if (length(cl) < 1L) abort_argument("cl", "must have at least one worker")
-    return(length(cl))
+    P <- length(cl)
+  } else {
+    if (!is.numeric(cl))
+      abort_argument("cl", "must be a cluster from the parallel package or a number of local workers")
+    P <- check_count(cl, "cl")
   }
-  if (!is.numeric(cl))
-    abort_argument("cl", "must be a cluster from the parallel package or a number of local workers")
-  check_count(cl, "cl")
+  if (P > n) abort_argument("cl", sprintf("has %d workers for %d rows", P, n))
+  P
 }
 
 # The parallel package's node-level transport (the functions behind

@@ -20,7 +20,6 @@ occ_settings <- function(fun, X, lambda, threads, method, batch, max_iter,
   # With a cluster, `threads` are each worker's, capped on the worker.
   requested <- check_count(threads, "threads")
   threads <- if (is.null(cl)) resolve_threads(requested) else requested
-  if (identical(method, c("occ", "serial"))) method <- "occ"
   method <- check_choice(method, c("occ", "serial"), "method")
   max_iter <- check_count(max_iter, "max_iter")
   if (!is.null(seed)) seed <- check_count(seed, "seed", min = 0)
@@ -30,13 +29,9 @@ occ_settings <- function(fun, X, lambda, threads, method, batch, max_iter,
     abort_argument("cl", "needs method = \"occ\": the serial algorithm runs on one process")
   # Workers past the n-th would hold no rows: with n of them an OCC pass is
   # already one epoch of one row each, so capping changes no result, and
-  # keeps per-worker work and scratch from growing with `threads`.  A
-  # cluster's workers are processes: more than rows is refused before any
-  # starts.
+  # keeps per-worker work and scratch from growing with `threads`.
   workers <- if (method == "serial") 1L
-             else if (!is.null(cl)) cluster_size(cl) else min(requested, n)
-  if (!is.null(cl) && workers > n)
-    abort_argument("cl", sprintf("has %d workers for %d rows", workers, n))
+             else if (!is.null(cl)) cluster_size(cl, n) else min(requested, n)
   batch <- if (is.null(batch)) default_batch(n, workers)
            else check_count(batch, "batch")
   batch <- min(batch, ceiling(n / workers))

@@ -54,19 +54,21 @@ check_flag <- function(x, arg) {
   x
 }
 
+# A default written as match.arg() takes it, the whole `choices`, is the first.
 check_choice <- function(x, choices, arg) {
+  if (identical(x, choices)) return(choices[1])
   if (!is.character(x) || length(x) != 1L || is.na(x) || !(x %in% choices))
     abort_argument(arg, sprintf("must be one of %s",
                                 paste0("\"", choices, "\"", collapse = ", ")))
   x
 }
 
-# A numeric matrix of finite values, n x d with n, d >= 1.  Accepts
-# all-numeric data frames and integer or logical-free numeric matrices.
 # The C core walks the points in blocks with int counters, which must not
 # pass the largest int on the last block.
 max_points <- .Machine$integer.max - 65535
 
+# A numeric matrix of finite values, n x d with n, d >= 1.  Accepts
+# all-numeric data frames and integer or logical-free numeric matrices.
 check_points <- function(X, arg) {
   if (is.data.frame(X)) {
     numeric_cols <- vapply(X, is.numeric, logical(1))

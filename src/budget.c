@@ -88,16 +88,17 @@ static double knapsack_bound(fl_state *s)
 #pragma omp parallel for num_threads(s->threads) schedule(dynamic, 64)
 #endif
   for (int j = 0; j < p->m; j++) {
-    double g = s->chosen[j] ? 0.0 : fl_gain(p, j, s->cover);
-    pair[2 * (size_t) j] = g / p->cost[j];
-    pair[2 * (size_t) j + 1] = p->cost[j];
+    double g = s->chosen[j] ? 0.0 : fl_gain(p, j, s->cover), *pj = pair + 2 * (size_t) j;
+    pj[0] = g / p->cost[j];
+    pj[1] = p->cost[j];
   }
   s->evaluations += p->m;
   qsort(pair, (size_t) p->m, 2 * sizeof(double), by_ratio_desc);
   double left = p->budget, sum = 0.0;
-  for (int j = 0; j < p->m && left > 0.0 && pair[2 * (size_t) j] > 0.0; j++) {
-    double take = pair[2 * (size_t) j + 1] < left ? pair[2 * (size_t) j + 1] : left;
-    sum += pair[2 * (size_t) j] * take;
+  for (const double *pj = pair, *end = pair + 2 * (size_t) p->m;
+       pj < end && left > 0.0 && pj[0] > 0.0; pj += 2) {
+    double take = pj[1] < left ? pj[1] : left;
+    sum += pj[0] * take;
     left -= take;
   }
   free(pair);

@@ -99,9 +99,10 @@ static int padded_leaves(int K)
 
 int fl_clusters_max_leaves(const fl_problem *p, const fl_control *c)
 {
-  long long top = top_clusters(p, c);   /* FL_MAX_LEAVES times it may pass an int */
-  int K = top_clusters(p, c) + p->n / leaf_size(p->n) + 1;
-  return K < FL_MAX_LEAVES * top ? K : (int) (FL_MAX_LEAVES * top);
+  const int top = top_clusters(p, c);
+  const int K = top + p->n / leaf_size(p->n) + 1;
+  const long long most = (long long) FL_MAX_LEAVES * top;   /* may pass an int */
+  return K < most ? K : (int) most;
 }
 
 double fl_clusters_bytes(const fl_problem *p, const fl_control *c)

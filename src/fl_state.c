@@ -125,13 +125,13 @@ double fl_state_objective(const fl_state *s)
   return f;
 }
 
-/* Quickselect: move the k largest to v[0..k-1]. */
 static int decreasing(const void *a, const void *b)
 {
   double x = *(const double *) a, y = *(const double *) b;
   return (x < y) - (x > y);
 }
 
+/* Quickselect: move the k largest to v[0..k-1]. */
 double fl_topk_sum(double *v, int n, int k)
 {
   if (k > n) k = n;
