@@ -1003,9 +1003,12 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
     int beyond = (own_gap >= 0) & (own_gap * own_gap >= side2[k] * cp2[oslot[k]]) &
       (dist > rad[k]);
     int covered = (skip_cold > 0) & (((near_test > 0) & (-near2 * inv2s2 <= lnmin[k])) | beyond);
-    int near = (far2 < 0) | (dist <= rad[k]) | (dist * dist < far2 * rms2[k]);
+    int inside = dist <= rad[k];
+    int near = (far2 < 0) | inside | (dist * dist < far2 * rms2[k]);
     int bounded = (bf >= thresh_f) & near;
-    int visit = (bf > 0) & !covered & (bounded | mass);   /* & and |: no branches */
+    /* the first evaluations visit every leaf whose ball holds the candidate
+     * (see FL_FAR_RMS); & and |: no branches */
+    int visit = (bf > 0) & !covered & (bounded | mass | ((far2 >= 0) & inside));
     eval[k] = visit;
     bk[k] = (double) bf * up;
     leftf += wpr_scale * wpr[k] * positive_f(hw - minpr[k]) + (visit ? 0.0f : bf);

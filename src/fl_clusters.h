@@ -104,7 +104,23 @@
  * elsewhere, with the same f(S) on the other 12 presets (hc and hpc at two
  * threads too) and on bench-lowdim.R's data; 0.5 and 0 gave the same pairs
  * and f(S) as 1 on the 13 presets (nhpc at one thread), 0 also on
- * bench-lowdim.R's data. */
+ * bench-lowdim.R's data.
+ * They also visit every leaf whose ball holds the candidate, whatever its
+ * bound: the mass estimate misses a tight group of clients around the
+ * candidate inside a broad leaf.  On "heavy_skew" at n = 11000 (k = 100)
+ * one candidate's first key was 1.77 for a gain of 14.9, 14.7 of it from
+ * the leaf holding it (36 clients, rms radius 44.5, the candidate 25 from
+ * the center; estimate 1.54, bound 36 under the threshold of 42), and
+ * nhpc ended at 0.99446 of greedy's f(S).  Visiting those leaves brought
+ * "heavy_skew" at n = 3000, 8000, 11000 and 16000 from 0.99823, 0.99738,
+ * 0.99446 and 0.99821 to 0.99916, 0.99966, 1.00000 and 0.99996
+ * (inst/bench/quality-sizes.sh), for 4% more pairs on "weak_cluster" and
+ * 2.7% on "heavy_skew" (n = 12000), at most 1% more on the other presets,
+ * and 4%, 2.8% and 3% more time on "weak_cluster", "heavy_skew" and
+ * "medium_cluster" (n = 30000; medians of 5 alternated runs, at most 2%
+ * on five other presets).  Visiting the leaves whose center lies within
+ * one rms radius instead left n = 11000 and 16000 at 0.99890 and
+ * 0.99846. */
 #define FL_FAR_RMS 1.0
 
 typedef struct {
