@@ -61,9 +61,11 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #' of [facility_control()]) also on data near low-dimensional subspaces
 #' (near a plane with `tau = 0.95`), but not at every size: the same
 #' presets drawn at other sizes (`inst/bench/quality-sizes.sh`) fell up to
-#' 0.55% below greedy (`"heavy_skew"`, n = 11000, k = 100; 9 of 104 runs
-#' below 0.999); `eps = 0.01` brought 6 of those 9 within 0.1%, at 4% to
-#' 34% more pairs; with
+#' 0.27% below greedy (`"small"`, n = 1000, k = 100; 5 of 104 runs below
+#' 0.999, all at n <= 2000, where a leaf of the clustering holds parts of
+#' several of the data's clusters and the estimates that skip it miss the
+#' part near a candidate); `eps = 0.01` brought 3 of those 5 within 0.1%,
+#' the other two to 0.99893 and 0.99898, at 5% to 35% more pairs; with
 #' `facility_control(batch = 1, eps = 0, tau = 1)` they are exact too, for
 #' any number of threads, up to ties within rounding: they add the same
 #' similarities in another order, with an `exp()` within one unit in the
