@@ -50,6 +50,38 @@
  * of bench-lowdim.R ended below 0.999 of greedy's f(S), against 6 (the
  * same 6, with the same f(S)) before the bisector test and with it. */
 #define FL_ISOTROPIC 6.0
+/* Where more than FL_MIXED_SHARE of the leaves look like parts of several
+ * of the data's clusters, the evaluations skip leaves by their bounds
+ * alone (estimates 0 in fl_clusters): no mass or gain estimates and no
+ * cold tests, which all take a leaf's clients for one normal spread.  A
+ * leaf looks so when it spreads along some direction more than
+ * FL_MIXED_EXCESS times as much as an isotropic sample of its size would
+ * at most (the edge of the Marchenko-Pastur law, (1 + sqrt(d / m))^2
+ * rms2 / d for m clients) and two groups split along that direction
+ * explain more than FL_MIXED_SPLIT of its variance there (split_share in
+ * fl_clusters.c: 0.64 for a normal spread, 0.75 for a uniform one).  On
+ * the presets at n = 1000 and 2000, whose 128 clusters have fewer clients
+ * than a leaf, the estimates fell 8 to 15 times short of a leaf's
+ * similarity mass near a candidate, whose key then stayed below its gain:
+ * 5 of their 40 runs (k = 20 and 100; inst/bench/quality-sizes.sh) ended
+ * 0.13% to 0.27% below greedy's f(S).  Such leaves made up 13% to 42% of
+ * the leaves there (10% on "uniform" at n = 2000), 5% to 16% at n = 3000,
+ * at most 8% on the 14 benchmark files and at d = 64 and 128 (n = 4000 and
+ * 12000), and at most 2% on points near 2- to 16-dimensional subspaces
+ * (bench-lowdim.R's, n = 6000), whose leaves are elongated but not split:
+ * without the split test 32% to 98% of theirs counted, and they took 1.7
+ * to 2.7 times the pairs for the same f(S).  With the bounds alone all 44
+ * runs it changed (n = 1000 and 2000 but "uniform" at 2000, "heavy_skew"
+ * and "mild_skew" at 3000, "heavy_skew" at 5000) matched greedy, at 1.9 to
+ * 9.6 times the pairs (at most 0.06 s at one thread), and all 104 runs of
+ * quality-sizes.sh ended within 0.1% of it; the 14 benchmark files, 20
+ * runs near subspaces and 12 at d = 64 and 128 gave the same pairs and
+ * f(S) as before. */
+#define FL_MIXED_EXCESS 2.0
+#define FL_MIXED_SPLIT 0.85
+/* Steps of split_share's one-dimensional two-means. */
+#define FL_SPLIT_STEPS 4
+#define FL_MIXED_SHARE 0.12
 /* A coarse evaluation also skips a leaf that it would visit, with the
  * candidate outside the leaf's ball and farther from its center than the
  * owner, when an estimate of the leaf's partial gain is below this fraction
@@ -194,6 +226,7 @@ typedef struct {
   float *radf, *wactf, *minactf, *wprf, *minprf, *wallf, *minallf, *lnwf, *lnw_allf;
   float *lnminf, *lnmin_allf, *rms2f, *reach2f, *own2f, *side2f;
   double *scratch;         /* per thread: room to reorder one chunk */
+  int estimates;           /* skip leaves by estimates too (see FL_MIXED_SHARE) */
   double pairs;            /* kernel evaluations of the set-up */
 } fl_clusters;
 

@@ -360,11 +360,13 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, float *df, int all, int tid
   int *eval = r->teval + tid * fl_thread_stride(cl->krow + 4, sizeof(int));
   int fine = s->fine[q], coarse = !fine && !all;
   /* estimates of what is skipped go into the keys of coarse evaluations
-   * where fine ones check the picks (r->refine), and into the first ones */
-  double *skipped = coarse && (r->guess || r->refine) ? &s->guess[q] : NULL;
+   * where fine ones check the picks (r->refine), and into the first ones;
+   * none where the leaves are not judged by estimates */
+  double *skipped = coarse && (r->guess || r->refine) && cl->estimates ? &s->guess[q] : NULL;
   s->guess[q] = 0.0;
   double thresh = fine ? FL_FINE_FRACTION * r->thresh : r->thresh;
-  fl_cold cold = all || r->guess ? FL_COLD_NONE : fine ? FL_COLD_OWNER : FL_COLD_ALL;
+  fl_cold cold = all || r->guess || !cl->estimates ? FL_COLD_NONE
+    : fine ? FL_COLD_OWNER : FL_COLD_ALL;
   s->left[q] = fl_clusters_plan(cl, &s->cand[q], df, thresh, all, cold, eval, skipped);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0, nleaves;
   int *cum = s->item_cum + (size_t) q * (cl->nchunks + 1), visits = 0;
@@ -1514,7 +1516,7 @@ static int first_gains(fl_mf *r, int nopen, int covered)
   int *ord, status = first_plan(r, nopen, &ord);
   if (status != FL_OK) return status;
   const double thresh = r->thresh;
-  r->guess = r->c->eps > 0 && !covered;
+  r->guess = r->c->eps > 0 && !covered && r->cl.estimates;
   if (r->guess) r->thresh *= FL_FIRST_COARSE;
   for (int lo = 0; lo < nopen; lo += FL_FIRST_SLICE) {
     if (lo > 0 && fl_interrupted(r->c)) {
