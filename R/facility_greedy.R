@@ -59,13 +59,12 @@ matrix_free_modes <- c("hc", "hpc", "nhpc")
 #' matrix-free modes relax greedy through `control` (batches, pruning) and
 #' stay within 0.1% of its objective on the benchmark data, and (see `eps`
 #' of [facility_control()]) also on data near low-dimensional subspaces
-#' (near a plane with `tau = 0.95`), but not at every size: the same
-#' presets drawn at other sizes (`inst/bench/quality-sizes.sh`) fell up to
-#' 0.27% below greedy (`"small"`, n = 1000, k = 100; 5 of 104 runs below
-#' 0.999, all at n <= 2000, where a leaf of the clustering holds parts of
-#' several of the data's clusters and the estimates that skip it miss the
-#' part near a candidate); `eps = 0.01` brought 3 of those 5 within 0.1%,
-#' the other two to 0.99893 and 0.99898, at 5% to 35% more pairs; with
+#' (near a plane with `tau = 0.95`), and on the presets drawn at 1000 to
+#' 16000 points (`inst/bench/quality-sizes.sh`, 104 runs). Where the
+#' leaves of their clustering hold parts of several of the data's clusters
+#' (small data sets of many small clusters), the modes skip leaves by
+#' their bounds alone, at a few times the work; these figures are
+#' measurements, not guarantees. With
 #' `facility_control(batch = 1, eps = 0, tau = 1)` they are exact too, for
 #' any number of threads, up to ties within rounding: they add the same
 #' similarities in another order, with an `exp()` within one unit in the
@@ -254,10 +253,16 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   same line, taken as normal): below 10% of the threshold, the
 #'   estimates of the leaves so skipped then added to the coarse gain.
 #'   The first evaluations, while no client is covered, skip at three times
-#'   the threshold, test the bound only of the leaves whose ball holds the
-#'   candidate or whose center lies within one rms radius of it, skip by
-#'   mass estimate below 1/30 of that threshold, and add the skipped
-#'   leaves' mass estimates to the gain; and a round's later picks are
+#'   the threshold, visit every leaf whose ball holds the candidate, test
+#'   the bound only of the leaves whose center lies within one rms radius
+#'   of it, skip by mass estimate below 1/30 of that threshold, and add
+#'   the skipped leaves' mass estimates to the gain. Where more than 12% of
+#'   the leaves look like parts of several of the data's clusters (they
+#'   spread along one direction more than twice as much as an isotropic
+#'   sample of their size could, and two groups split along it explain
+#'   more than 85% of that spread), there are no estimates and no
+#'   "covered" tests: leaves are skipped by their bounds alone. A round's
+#'   later picks are
 #'   committed only while the earlier picks of the round can have lowered
 #'   their gains by at most `eps` of them. Such coarse gains can fall a few
 #'   percent short, so a candidate must pass a fine evaluation before it
