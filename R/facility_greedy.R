@@ -252,16 +252,15 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   owner, whose ratio to it depends on the client's offset along the
 #'   same line, taken as normal): below 10% of the threshold, the
 #'   estimates of the leaves so skipped then added to the coarse gain.
-#'   The first evaluations, while no client is covered, skip at three times
-#'   the threshold, visit every leaf whose ball holds the candidate, test
-#'   the bound only of the leaves whose center lies within one rms radius
-#'   of it, skip by mass estimate below 1/30 of that threshold, and add
-#'   the skipped leaves' mass estimates to the gain. Where more than 12% of
-#'   the leaves look like parts of several of the data's clusters (they
-#'   spread along one direction more than twice as much as an isotropic
-#'   sample of their size could, and two groups split along it explain
-#'   more than 85% of that spread), there are no estimates and no
-#'   "covered" tests: leaves are skipped by their bounds alone. A round's
+#'   The first evaluations, while no client is covered, visit every leaf
+#'   whose ball holds the candidate and, of the others, those whose mass
+#'   estimate is at least 1/10 of the threshold (their bounds are loose),
+#'   and add the skipped leaves' mass estimates to the gain. Where more
+#'   than 12% of the leaves look like parts of several of the data's
+#'   clusters (they spread along one direction more than twice as much as
+#'   an isotropic sample of their size could, and two groups split along
+#'   it explain more than 85% of that spread), leaves are skipped by their
+#'   bounds alone: no skips by estimates and no "covered" tests. A round's
 #'   later picks are
 #'   committed only while the earlier picks of the round can have lowered
 #'   their gains by at most `eps` of them. Such coarse gains can fall a few

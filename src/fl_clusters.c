@@ -195,6 +195,20 @@ static int layout(fl_clusters *cl, const fl_problem *p, const int *assign)
  * "large"). */
 #define FL_POWER_STEPS 3
 
+/* Steps of split_share's one-dimensional two-means after the first split
+ * at the mean: on 64 data sets (the presets at n = 1000 to 5000, the 14
+ * benchmark files, 10 of bench-lowdim.R's) 4 steps counted within 4 leaves
+ * of 8 steps as mixed (FL_MIXED_SHARE), 1 step up to 9 fewer. */
+#define FL_SPLIT_STEPS 4
+
+/* (x - mu) . dir over d coordinates. */
+static inline double offset_along(const double *x, const double *mu, const double *dir, int d)
+{
+  double p = 0.0;
+  for (int t = 0; t < d; t++) p += (x[t] - mu[t]) * dir[t];
+  return p;
+}
+
 /* The largest variance of clients lo..hi-1 (layout order, as rows of xs)
  * along any direction, less than it at most (power iteration from the
  * offset of the client farthest from the center mu, whose variance along
@@ -220,8 +234,7 @@ static double largest_variance(const fl_clusters *cl, int lo, int hi, const doub
     lambda = 0.0;
     for (int i = lo; i < hi; i++) {
       const double *x = cl->xs + (size_t) i * d;
-      double proj = 0.0;
-      for (int t = 0; t < d; t++) proj += (x[t] - mu[t]) * v[t];
+      double proj = offset_along(x, mu, v, d);
       lambda += proj * proj;
       for (int t = 0; t < d; t++) u[t] += proj * (x[t] - mu[t]);
     }
@@ -236,21 +249,16 @@ static double largest_variance(const fl_clusters *cl, int lo, int hi, const doub
  * threshold explain, by a one-dimensional two-means from the mean in
  * FL_SPLIT_STEPS steps: about 0.64 for a normal spread, 0.75 for a uniform
  * one, near 1 for two separate groups.  The projections are recomputed at
- * each step (no scratch). */
+ * each step (no scratch): the leaves it is called for are few (see
+ * FL_MIXED_SHARE). */
 static double split_share(const fl_clusters *cl, int lo, int hi, const double *mu,
                           const double *dir)
 {
-  const int d = cl->d;
-  double norm2 = 0.0;
-  for (int t = 0; t < d; t++) norm2 += dir[t] * dir[t];
-  if (norm2 == 0) return 0.0;
   double cut = -HUGE_VAL, share = 0.0;
   for (int step = 0; step <= FL_SPLIT_STEPS; step++) {
     double s[2] = { 0.0, 0.0 }, n[2] = { 0.0, 0.0 }, sq = 0.0;
     for (int i = lo; i < hi; i++) {
-      const double *x = cl->xs + (size_t) i * d;
-      double p = 0.0;
-      for (int t = 0; t < d; t++) p += (x[t] - mu[t]) * dir[t];
+      double p = offset_along(cl->xs + (size_t) i * cl->d, mu, dir, cl->d);
       int side = p >= cut;
       s[side] += p;
       n[side] += 1.0;
@@ -262,7 +270,7 @@ static double split_share(const fl_clusters *cl, int lo, int hi, const double *m
       share = n[0] * n[1] / (n[0] + n[1]) * gap * gap / total;
       cut = 0.5 * (s[0] / n[0] + s[1] / n[1]);
     } else {
-      cut = (s[0] + s[1]) / (n[0] + n[1]);   /* the first step: from the mean */
+      cut = (s[0] + s[1]) / (n[0] + n[1]);   /* the first step (or no spread): the mean */
     }
   }
   return share;
@@ -295,7 +303,7 @@ static void bisector_spreads(fl_clusters *cl)
     cl->side[k] = sqrt(cl->side2[k]);
     cl->iside[k] = 1.0 / (cl->side[k] + FL_TINY_DIST);
   }
-  cl->estimates = mixed < FL_MIXED_SHARE * cl->K;
+  cl->estimates = mixed <= FL_MIXED_SHARE * cl->K;
 }
 
 /* The centers for fl_clusters_distances(), with their squared norms
@@ -984,7 +992,38 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
   return left;
 }
 
-/* One loop over the clusters, reach and decision together, branch-free:
+/* In the first evaluations (nothing covered, the mass estimates of the
+ * skipped leaves added to the gain) a leaf is visited when its ball holds
+ * the candidate or its mass estimate passes the mass test; its bound is
+ * not tested.  Farther out the ball's bound is loose (a few far-flung
+ * clients set the radius) and the estimate good: over the first
+ * evaluations of "heavy_skew" (n = 12000), the leaves visited 1.5 or more
+ * rms radii away gained 0.99 to 1.3 times their estimates in sum, 2.2 at
+ * 1.75 to 2.  Against testing the bounds of all leaves, testing them only
+ * where the ball holds the candidate or the center lies within 2 rms radii
+ * of it visited 52% and 33% fewer pairs in all on "medium_cluster" (n =
+ * 12000 and 30000), 39% on "strong_cluster" (n = 12000), 38% on
+ * "medium_density", 31% on "large", 29% on "uniform", 7% to 24% on the
+ * other presets, with the same f(S) on all 13 (nhpc at one thread);
+ * within 1 rms radius 15% fewer than within 2 on "heavy_skew", within 0.5
+ * or 0 the same as within 1.  The leaves whose ball holds the candidate
+ * are visited whatever their bound (when positive): the mass estimate
+ * misses a tight group of clients around the candidate inside a broad
+ * leaf.  On "heavy_skew" at n = 11000 (k = 100) one candidate's first key
+ * was 1.77 for a gain of 14.9, 14.7 of it from the leaf holding it (36
+ * clients, rms radius 44.5, the candidate 25 from the center; estimate
+ * 1.54, bound 36 under the threshold of 42), and nhpc ended at 0.99446 of
+ * greedy's f(S).  Visiting those leaves brought "heavy_skew" at n = 3000,
+ * 8000, 11000 and 16000 from 0.99823, 0.99738, 0.99446 and 0.99821 to
+ * 0.99916, 0.99966, 1.00000 and 0.99996 (inst/bench/quality-sizes.sh), for
+ * 4% more pairs on "weak_cluster" and 2.7% on "heavy_skew" (n = 12000), at
+ * most 1% more on the other presets, and 4% more time on "weak_cluster"
+ * and 2.8% on "heavy_skew" (n = 12000), 3% on "medium_cluster" (n =
+ * 30000; medians of 5 alternated runs, at most 2% on five other presets).
+ * Visiting only the leaves whose center lies within one rms radius left n
+ * = 11000 and 16000 at 0.99890 and 0.99846.
+ *
+ * One loop over the clusters, reach and decision together, branch-free:
  * it vectorises (as two loops, a vectorised reach then a scalar plan, they
  * took 19% of nhpc's time at n = 30000); then the gain estimates of the
  * leaves it would visit.  The loop runs in single precision, twice as many
@@ -1007,9 +1046,8 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   const int first = skipped && cold == FL_COLD_NONE;
   const double est = first ? FL_GUESS_EST_FRACTION : FL_EST_FRACTION;
   const float lnt = thresh > 0 ? (float) log(est * thresh) : 0.0f;
-  /* leaves beyond: tested by their mass alone (negative: no such test; a
-   * float, see skip_cold) */
-  const float far2 = first ? FL_FAR_RMS * FL_FAR_RMS : -1.0f;
+  /* a float, see skip_cold */
+  const float first_f = first ? 1.0f : 0.0f;
   /* pruned clients are visited with the others (all), or bounded apart */
   const float *w = all ? cl->wallf : cl->wactf, *low = all ? cl->minallf : cl->minactf;
   const float *lnw = all ? cl->lnw_allf : cl->lnwf, wpr_scale = all ? 0.0f : 1.0f;
@@ -1047,12 +1085,12 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
     int beyond = (own_gap >= 0) & (own_gap * own_gap >= side2[k] * cp2[oslot[k]]) &
       (dist > rad[k]);
     int covered = (skip_cold > 0) & (((near_test > 0) & (-near2 * inv2s2 <= lnmin[k])) | beyond);
-    int inside = dist <= rad[k];
-    int near = (far2 < 0) | inside | (dist * dist < far2 * rms2[k]);
-    int bounded = (bf >= thresh_f) & near;
-    /* the first evaluations visit every leaf whose ball holds the candidate
-     * (see FL_FAR_RMS); & and |: no branches */
-    int visit = (bf > 0) & !covered & (bounded | mass | ((far2 >= 0) & inside));
+    /* the first evaluations visit the leaves whose ball holds the
+     * candidate instead of testing bounds (see above); & and |: no
+     * branches */
+    int bounded = (first_f == 0.0f) & (bf >= thresh_f);
+    int inside = (first_f > 0.0f) & (dist <= rad[k]);
+    int visit = (bf > 0) & !covered & (bounded | mass | inside);
     eval[k] = visit;
     bk[k] = (double) bf * up;
     leftf += wpr_scale * wpr[k] * positive_f(hw - minpr[k]) + (visit ? 0.0f : bf);

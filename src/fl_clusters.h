@@ -52,35 +52,37 @@
 #define FL_ISOTROPIC 6.0
 /* Where more than FL_MIXED_SHARE of the leaves look like parts of several
  * of the data's clusters, the evaluations skip leaves by their bounds
- * alone (estimates 0 in fl_clusters): no mass or gain estimates and no
- * cold tests, which all take a leaf's clients for one normal spread.  A
- * leaf looks so when it spreads along some direction more than
- * FL_MIXED_EXCESS times as much as an isotropic sample of its size would
- * at most (the edge of the Marchenko-Pastur law, (1 + sqrt(d / m))^2
- * rms2 / d for m clients) and two groups split along that direction
- * explain more than FL_MIXED_SPLIT of its variance there (split_share in
- * fl_clusters.c: 0.64 for a normal spread, 0.75 for a uniform one).  On
- * the presets at n = 1000 and 2000, whose 128 clusters have fewer clients
- * than a leaf, the estimates fell 8 to 15 times short of a leaf's
- * similarity mass near a candidate, whose key then stayed below its gain:
- * 5 of their 40 runs (k = 20 and 100; inst/bench/quality-sizes.sh) ended
- * 0.13% to 0.27% below greedy's f(S).  Such leaves made up 13% to 42% of
- * the leaves there (10% on "uniform" at n = 2000), 5% to 16% at n = 3000,
- * at most 8% on the 14 benchmark files and at d = 64 and 128 (n = 4000 and
- * 12000), and at most 2% on points near 2- to 16-dimensional subspaces
+ * alone (estimates 0 in fl_clusters): no skips by mass or gain estimates
+ * and no estimates added to a key, no cold tests, and first evaluations at
+ * the skip threshold itself (no FL_FIRST_COARSE, no visits by ball alone);
+ * the mass test still adds visits.  The estimates and cold tests take a
+ * leaf's clients for one normal spread.  A leaf looks so when it spreads
+ * along some direction more than FL_MIXED_EXCESS times as much as an
+ * isotropic sample of its size would at most (the edge of the
+ * Marchenko-Pastur law, (1 + sqrt(d / m))^2 rms2 / d for m clients) and
+ * two groups split along that direction explain more than FL_MIXED_SPLIT
+ * of its variance there (split_share in fl_clusters.c: 0.64 for a normal
+ * spread, 0.75 for a uniform one).  On the presets at n = 1000 and 2000,
+ * whose 128 clusters have about as many clients as a leaf or fewer, the
+ * estimates fell 8 to 15 times short of a leaf's similarity mass near a
+ * candidate, whose key then stayed below its gain: 5 of their 40 runs (k
+ * = 20 and 100; inst/bench/quality-sizes.sh) ended 0.13% to 0.27% below
+ * greedy's f(S).  Such leaves made up 13% to 42% of the leaves there (10%
+ * on "uniform" at n = 2000), 5% to 16% at n = 3000, at most 8% on the 14
+ * benchmark files and on "small", "medium_cluster" and "weak_cluster" at
+ * d = 64 and 128 (n = 4000 and 12000; "heavy_skew" at d = 64, n = 4000:
+ * 11.5%), and at most 2% on points near 2- to 16-dimensional subspaces
  * (bench-lowdim.R's, n = 6000), whose leaves are elongated but not split:
  * without the split test 32% to 98% of theirs counted, and they took 1.7
  * to 2.7 times the pairs for the same f(S).  With the bounds alone all 44
  * runs it changed (n = 1000 and 2000 but "uniform" at 2000, "heavy_skew"
  * and "mild_skew" at 3000, "heavy_skew" at 5000) matched greedy, at 1.9 to
  * 9.6 times the pairs (at most 0.06 s at one thread), and all 104 runs of
- * quality-sizes.sh ended within 0.1% of it; the 14 benchmark files, 20
- * runs near subspaces and 12 at d = 64 and 128 gave the same pairs and
- * f(S) as before. */
+ * quality-sizes.sh ended within 0.1% of it; the 14 benchmark files, the
+ * 180 runs of bench-lowdim.R and those 12 runs at d = 64 and 128 gave the
+ * same pairs and f(S) as before. */
 #define FL_MIXED_EXCESS 2.0
 #define FL_MIXED_SPLIT 0.85
-/* Steps of split_share's one-dimensional two-means. */
-#define FL_SPLIT_STEPS 4
 #define FL_MIXED_SHARE 0.12
 /* A coarse evaluation also skips a leaf that it would visit, with the
  * candidate outside the leaf's ball and farther from its center than the
@@ -119,41 +121,6 @@
  * 0.03 visited 5% more pairs on "weak_cluster", 3% on "medium_cluster";
  * 0.3 1.5% fewer on "weak_cluster", the same elsewhere. */
 #define FL_GUESS_GAIN_FRACTION 0.1
-/* In the first evaluations (nothing covered, the mass estimates of the
- * skipped leaves added to the gain) the bound test visits only the leaves
- * whose ball holds the candidate or whose center lies within this many rms
- * radii (sqrt(rms2)) of it; the others are visited by the mass test alone.
- * Farther out the ball's bound is loose (a few far-flung clients set the
- * radius) and the estimate good: over the first evaluations of
- * "heavy_skew" (n = 12000), the leaves visited 1.5 or more rms radii away
- * gained 0.99 to 1.3 times their estimates in sum, 2.2 at 1.75 to 2.
- * Against no such limit, 2 visited 52% and 33% fewer pairs in all on
- * "medium_cluster" (n = 12000 and 30000), 39% on "strong_cluster" (n =
- * 12000), 38% on "medium_density", 31% on "large", 29% on "uniform", 7%
- * to 24% on the other presets, with the same f(S) on all 13 (nhpc at one
- * thread).  1 visits 15% fewer than 2 on "heavy_skew" (3.5% less time;
- * f(S) 0.99979 of greedy's instead of 0.99963), at most 1.5% fewer
- * elsewhere, with the same f(S) on the other 12 presets (hc and hpc at two
- * threads too) and on bench-lowdim.R's data; 0.5 and 0 gave the same pairs
- * and f(S) as 1 on the 13 presets (nhpc at one thread), 0 also on
- * bench-lowdim.R's data.
- * They also visit every leaf whose ball holds the candidate, whatever its
- * bound: the mass estimate misses a tight group of clients around the
- * candidate inside a broad leaf.  On "heavy_skew" at n = 11000 (k = 100)
- * one candidate's first key was 1.77 for a gain of 14.9, 14.7 of it from
- * the leaf holding it (36 clients, rms radius 44.5, the candidate 25 from
- * the center; estimate 1.54, bound 36 under the threshold of 42), and
- * nhpc ended at 0.99446 of greedy's f(S).  Visiting those leaves brought
- * "heavy_skew" at n = 3000, 8000, 11000 and 16000 from 0.99823, 0.99738,
- * 0.99446 and 0.99821 to 0.99916, 0.99966, 1.00000 and 0.99996
- * (inst/bench/quality-sizes.sh), for 4% more pairs on "weak_cluster" and
- * 2.7% on "heavy_skew" (n = 12000), at most 1% more on the other presets,
- * and 4%, 2.8% and 3% more time on "weak_cluster", "heavy_skew" and
- * "medium_cluster" (n = 30000; medians of 5 alternated runs, at most 2%
- * on five other presets).  Visiting the leaves whose center lies within
- * one rms radius instead left n = 11000 and 16000 at 0.99890 and
- * 0.99846. */
-#define FL_FAR_RMS 1.0
 
 typedef struct {
   int lo, hi;     /* clients lo..hi-1 of the layout */
@@ -323,7 +290,8 @@ typedef enum {
  * With skipped (non-NULL), *skipped receives an estimate of what the
  * clusters skipped would add to the gain, and the plan skips more: without
  * cold (no client covered yet), their mass estimate, with the mass test at
- * FL_GUESS_EST_FRACTION thresh and the bound test only within FL_FAR_RMS;
+ * FL_GUESS_EST_FRACTION thresh and every leaf whose ball holds yc visited
+ * instead of the bound test (see plan in fl_clusters.c);
  * with cold tests, the gain estimates of those it drops, at
  * FL_GUESS_GAIN_FRACTION thresh.  Call from at most one thread per thread
  * id. */

@@ -49,7 +49,9 @@
 #define FL_POST_MIN 16
 #define FL_POST_MAX 64
 /* With eps > 0 and nothing covered yet, the first evaluations skip the
- * clusters that later ones would skip at this many times their threshold,
+ * clusters that later ones would skip at this many times their threshold
+ * (since they visit the leaves whose ball holds the candidate instead of
+ * testing bounds, only through the mass test: see plan in fl_clusters.c),
  * and key each candidate by its gain plus the mass estimate of the
  * clusters it skipped (fl_clusters_plan), which stands in for what they
  * would add.  Without the estimate, twice the threshold already left the

@@ -429,12 +429,15 @@ static int random_instance(instance *in)
 {
   memset(in, 0, sizeof *in);
   fl_problem *p = &in->p;
-  p->n = rng_int(1, 40);
-  p->d = rng_int(1, 5);
+  /* sometimes many tight blobs in more dimensions, whose leaves mix them:
+   * the matrix-free modes then skip by bounds alone (FL_MIXED_SHARE) */
+  int blobs = rng_unif() < 0.15;
+  p->n = blobs ? rng_int(150, 240) : rng_int(1, 40);
+  p->d = blobs ? rng_int(12, 20) : rng_int(1, 5);
   int own_candidates = rng_unif() < 0.3;
   p->m = own_candidates ? rng_int(1, 30) : p->n;
-  int clusters = rng_int(1, 4);
-  double spread = rng_unif() < 0.1 ? 0.0 : rng_unif() * 5.0;  /* 0: all identical per cluster */
+  int clusters = blobs ? p->n / 3 : rng_int(1, 4);
+  double spread = blobs ? 0.5 : rng_unif() < 0.1 ? 0.0 : rng_unif() * 5.0;  /* 0: all identical per cluster */
   in->x = clustered_points(p->n, p->d, clusters, spread);
   if (own_candidates) in->y = clustered_points(p->m, p->d, clusters, spread);
   /* duplicate some points exactly: ties must go to the lowest index */

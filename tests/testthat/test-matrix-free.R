@@ -96,11 +96,11 @@ test_that("the relaxed defaults stay within 0.1% of greedy where leaf estimates 
   # "heavy_skew", n = 8000: a broad leaf's mass estimate missed a tight
   # group of clients around a candidate, whose key then stayed far below
   # its gain (every mode ended at 0.99738 of greedy before the first
-  # evaluations visited the leaves whose ball holds the candidate,
-  # FL_FAR_RMS).  "small", n = 1000: the leaves hold parts of several of the
-  # data's clusters and the estimates fell 8 to 15 times short (nhpc ended
-  # at 0.99727 before such data were evaluated by bounds alone,
-  # FL_MIXED_SHARE; both in src/fl_clusters.h).
+  # evaluations visited the leaves whose ball holds the candidate; plan()
+  # in src/fl_clusters.c).  "small", n = 1000: the leaves hold parts of
+  # several of the data's clusters and the estimates fell 8 to 15 times
+  # short (nhpc ended at 0.99727 before such data were evaluated by bounds
+  # alone; FL_MIXED_SHARE in src/fl_clusters.h).
   for (case in list(list("heavy_skew", 8000), list("small", 1000))) {
     X <- facility_data(case[[1]], n = case[[2]])
     greedy <- facility_greedy(X, 100, mode = "nhpc", sigma = 20, threads = 2,
