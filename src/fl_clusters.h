@@ -64,14 +64,14 @@
  * of its variance there (split_share in fl_clusters.c: 0.64 for a normal
  * spread, 0.75 for a uniform one).  On the presets at n = 1000 and 2000,
  * whose 128 clusters have about as many clients as a leaf or fewer, the
- * estimates fell 8 to 15 times short of a leaf's similarity mass near a
+ * estimates fell 8 to 19 times short of a leaf's similarity mass near a
  * candidate, whose key then stayed below its gain: 5 of their 40 runs (k
  * = 20 and 100; inst/bench/quality-sizes.sh) ended 0.13% to 0.27% below
  * greedy's f(S).  Such leaves made up 13% to 42% of the leaves there (10%
- * on "uniform" at n = 2000), 5% to 16% at n = 3000, at most 8% on the 14
- * benchmark files and on "small", "medium_cluster" and "weak_cluster" at
- * d = 64 and 128 (n = 4000 and 12000; "heavy_skew" at d = 64, n = 4000:
- * 11.5%), and at most 2% on points near 2- to 16-dimensional subspaces
+ * on "uniform" at n = 2000), 5% to 16% at n = 3000, at most 12.4% at
+ * 5000, 8% on the 14 benchmark files and 8.2% on "small",
+ * "medium_cluster" and "weak_cluster" at d = 64 and 128 (n = 4000 and
+ * 12000; "heavy_skew" at d = 64, n = 4000: 11.5%), and at most 2% on points near 2- to 16-dimensional subspaces
  * (bench-lowdim.R's, n = 6000), whose leaves are elongated but not split:
  * without the split test 32% to 98% of theirs counted, and they took 1.7
  * to 2.7 times the pairs for the same f(S).  With the bounds alone all 44
