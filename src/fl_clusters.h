@@ -71,8 +71,9 @@
  * on "uniform" at n = 2000), 5% to 16% at n = 3000, at most 12.4% at
  * 5000, 8% on the 14 benchmark files and 8.2% on "small",
  * "medium_cluster" and "weak_cluster" at d = 64 and 128 (n = 4000 and
- * 12000; "heavy_skew" at d = 64, n = 4000: 11.5%), and at most 2% on points near 2- to 16-dimensional subspaces
- * (bench-lowdim.R's, n = 6000), whose leaves are elongated but not split:
+ * 12000; "heavy_skew" at d = 64, n = 4000: 11.5%), and at most 2% on
+ * points near 2- to 16-dimensional subspaces (bench-lowdim.R's, n =
+ * 6000), whose leaves are elongated but not split:
  * without the split test 32% to 98% of theirs counted, and they took 1.7
  * to 2.7 times the pairs for the same f(S).  With the bounds alone all 44
  * runs it changed (n = 1000 and 2000 but "uniform" at 2000, "heavy_skew"
