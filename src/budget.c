@@ -84,9 +84,7 @@ static double knapsack_bound(fl_state *s)
   const fl_problem *p = &s->p;
   double *pair = malloc((size_t) p->m * 2 * sizeof(double));
   if (!pair) return INFINITY;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 64)
-#endif
+FL_OMP(parallel for num_threads(s->threads) schedule(dynamic, 64))
   for (int j = 0; j < p->m; j++) {
     double g = s->chosen[j] ? 0.0 : fl_gain(p, j, s->cover), *pj = pair + 2 * (size_t) j;
     pj[0] = g / p->cost[j];

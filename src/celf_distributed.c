@@ -49,9 +49,7 @@ int fl_solve_dc(const fl_problem *p, const fl_control *c, fl_result *res)
     double evaluations = 0.0;
     /* Heaps are handed out by a loop, not by thread id, so every heap is
      * served even if the runtime grants fewer threads than asked. */
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nheaps) schedule(static, 1) reduction(+:evaluations)
-#endif
+FL_OMP(parallel for num_threads(nheaps) schedule(static, 1) reduction(+:evaluations))
     for (int t = 0; t < nheaps; t++) evaluations += refresh_top(&s, &heaps[t], round);
     s.evaluations += evaluations;
     int owner = -1;

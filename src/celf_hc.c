@@ -9,18 +9,12 @@
 void fl_round_hc(fl_mf *r)
 {
   int threads = r->c->threads;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
+FL_OMP(parallel num_threads(threads))
   fl_mf_refresh_heaps(r, fl_thread_id(), 0, 1);
   fl_mf_merge(r);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
+FL_OMP(parallel num_threads(threads))
   fl_mf_post(r, 1, 0);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
+FL_OMP(parallel num_threads(threads))
   fl_mf_post(r, 0, 1);
   (void) threads;
 }

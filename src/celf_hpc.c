@@ -8,14 +8,10 @@
 
 void fl_round_hpc(fl_mf *r)
 {
-#ifdef _OPENMP
-#pragma omp parallel num_threads(r->c->threads)
-#endif
+FL_OMP(parallel num_threads(r->c->threads))
   {
     fl_mf_refresh_heaps(r, fl_thread_id(), 0, 1);
-#ifdef _OPENMP
-#pragma omp single
-#endif
+FL_OMP(single)
     fl_mf_merge(r);
     fl_mf_post(r, 1, 1);
   }

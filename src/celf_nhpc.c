@@ -14,9 +14,7 @@
 void fl_round_nhpc(fl_mf *r)
 {
   int want = r->c->group_size;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(r->c->threads)
-#endif
+FL_OMP(parallel num_threads(r->c->threads))
   {
     /* The team may be smaller than asked: size the groups from it. */
     int nt = fl_team_size(), tid = fl_thread_id();
@@ -24,9 +22,7 @@ void fl_round_nhpc(fl_mf *r)
     if (M < 1) M = 1;
     int G = nt / M, g = tid / M;
     fl_mf_refresh_heaps(r, g < G ? g : -1, tid % M, M);
-#ifdef _OPENMP
-#pragma omp single
-#endif
+FL_OMP(single)
     fl_mf_merge(r);
     fl_mf_post(r, 1, 1);
   }

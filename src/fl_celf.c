@@ -7,9 +7,7 @@ int fl_celf_initial_gains(fl_state *s, fl_entry *entries)
   int nopen = 0;
   for (int j = 0; j < s->p.m; j++)
     if (!s->chosen[j]) entries[nopen++].idx = j;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 64)
-#endif
+FL_OMP(parallel for num_threads(s->threads) schedule(dynamic, 64))
   for (int t = 0; t < nopen; t++) {
     entries[t].key = fl_gain(&s->p, entries[t].idx, s->cover);
     entries[t].round = 0;

@@ -284,9 +284,7 @@ static void bisector_spreads(fl_clusters *cl)
   const int d = cl->d;
   double *scratch = cl->scratch;
   int mixed = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(cl->threads) schedule(dynamic, 8) reduction(+:mixed)
-#endif
+FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8) reduction(+:mixed))
   for (int k = 0; k < cl->K; k++) {
     double *v = scratch + fl_thread_id() * fl_thread_stride((size_t) FL_CHUNK * (d + 2), sizeof(double));
     int f = cl->first[k], e = cl->first[k + 1];
@@ -347,9 +345,7 @@ static void single_precision_chunk(fl_clusters *cl, int ch)
 
 static void single_precision_chunks(fl_clusters *cl)
 {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(cl->threads) schedule(dynamic, 16)
-#endif
+FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 16))
   for (int ch = 0; ch < cl->nchunks; ch++) single_precision_chunk(cl, ch);
 }
 
@@ -431,9 +427,7 @@ static double post_all(fl_clusters *cl, const fl_cand *pick, int npick,
                        const unsigned char *skip, int cover, int summary)
 {
   double pairs = 0.0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(cl->threads) schedule(dynamic, 8) reduction(+:pairs)
-#endif
+FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8) reduction(+:pairs))
   for (int ch = 0; ch < cl->nchunks; ch++)
     pairs += fl_clusters_post_chunk(cl, ch, pick, npick, skip, NULL, cover, summary,
                                     fl_thread_id());
@@ -524,9 +518,7 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
     base[K1] = cl->K;
     int failed = 0;
     largest_first(start, K1, order);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(c->threads) schedule(dynamic, 1) reduction(|:failed)
-#endif
+FL_OMP(parallel for num_threads(c->threads) schedule(dynamic, 1) reduction(|:failed))
     for (int o = 0; o < K1; o++) {
       int t = order[o].t, size = start[t + 1] - start[t];
       if (size == 0) continue;
@@ -1149,9 +1141,7 @@ double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, d
  * and 1.7 ms, with the same results on the 13 presets. */
 void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
 {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(cl->threads) schedule(dynamic, 8)
-#endif
+FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8))
   for (int L = 0; L < cl->K; L++) {
     fl_cand cand;
     float *df = point_distances(cl, cl->mu + (size_t) L * cl->d, &cand);

@@ -18,7 +18,10 @@ static inline size_t fl_thread_stride(size_t count, size_t size)
 
 #ifdef _OPENMP
 #include <omp.h>
-#define FL_PRAGMA(x) _Pragma(#x)
+/* FL_OMP(parallel for ...) is #pragma omp parallel for ... with OpenMP
+ * and nothing without it. */
+#define FL_PRAGMA(...) _Pragma(#__VA_ARGS__)
+#define FL_OMP(...) FL_PRAGMA(omp __VA_ARGS__)
 #define FL_SIMD FL_PRAGMA(omp simd)
 #define FL_SIMD_SUM(...) FL_PRAGMA(omp simd reduction(+:__VA_ARGS__))
 static inline int fl_thread_id(void) { return omp_get_thread_num(); }
@@ -30,6 +33,7 @@ static inline void fl_lock_destroy(fl_lock *l) { omp_destroy_lock(l); }
 static inline void fl_lock_set(fl_lock *l) { omp_set_lock(l); }
 static inline void fl_lock_unset(fl_lock *l) { omp_unset_lock(l); }
 #else
+#define FL_OMP(...)
 #define FL_SIMD
 #define FL_SIMD_SUM(...)
 static inline int fl_thread_id(void) { return 0; }

@@ -10,9 +10,7 @@ int fl_pass_gains(const fl_problem *p, int threads, double *gain)
 {
   double *cover = calloc((size_t) p->n, sizeof(double));
   if (!cover) return FL_ERR_NOMEM;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
-#endif
+FL_OMP(parallel for num_threads(threads) schedule(dynamic, 16))
   for (int j = 0; j < p->m; j++) gain[j] = fl_gain(p, j, cover);
   (void) threads;
   free(cover);

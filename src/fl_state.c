@@ -24,9 +24,7 @@ static int build_matrix(const fl_problem *p, int threads, double **out)
   size_t n = (size_t) p->n, m = (size_t) p->m;
   double *W = fl_alloc_large(n * m, sizeof(double), 0);
   if (!W) return FL_ERR_NOMEM;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
-#endif
+FL_OMP(parallel for num_threads(threads) schedule(dynamic, 16))
   for (int j = 0; j < p->m; j++) {
     const double *yj = p->y + (size_t) j * p->d;
     double *col = W + (size_t) j * n;
@@ -64,9 +62,7 @@ static void cover_add(const fl_problem *p, int j, double *cover, int threads)
       if (p->sp_x[t] > cover[p->sp_i[t]]) cover[p->sp_i[t]] = p->sp_x[t];
     return;
   }
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (p->n >= FL_PAR_MIN_N)
-#endif
+FL_OMP(parallel for num_threads(threads) schedule(static) if (p->n >= FL_PAR_MIN_N))
   for (int i = 0; i < p->n; i++) {
     double s = fl_sim(p, i, j);
     if (s > cover[i]) cover[i] = s;

@@ -20,9 +20,7 @@ int fl_solve_g(const fl_problem *p, const fl_control *c, fl_result *res)
   double bound = -1.0;
   for (int round = 0; round < c->k; round++) {
     if (fl_interrupted(c)) { status = FL_INTERRUPTED; break; }
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(c->threads) schedule(static)
-#endif
+FL_OMP(parallel for num_threads(c->threads) schedule(static))
     for (int j = 0; j < p->m; j++)
       gain[j] = s.chosen[j] ? -1.0 : fl_gain(&s.p, j, s.cover);
     int best = -1, nopen = 0;

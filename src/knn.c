@@ -133,17 +133,13 @@ int fl_knn(const double *x, int n, const double *y, int m, int d, int k,
     free(dq); free(order); free(hits); fl_balls_free(&b);
     return FL_ERR_NOMEM;
   }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
+FL_OMP(parallel num_threads(threads))
   {
     int me = fl_thread_id();
     /* Queries that are the candidates go in ball order: neighbours run
      * through the same few balls, which then stay in cache. */
     int same = x == y && n == m;
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 64)
-#endif
+FL_OMP(for schedule(dynamic, 64))
     for (int t = 0; t < n; t++) {
       int i = same ? b.member[t] : t;
       query(&b, same ? b.xs + (size_t) t * d : x + (size_t) i * d, k, dq + sq * me,

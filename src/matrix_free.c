@@ -497,9 +497,7 @@ static fl_units claim_upto(fl_claim *c, fl_units need)
     fl_units want = (c->n - c->seen) / 4, before;
     if (want < c->n / 32) want = c->n / 32;
     if (want < need - c->mine) want = need - c->mine;
-#ifdef _OPENMP
-#pragma omp atomic capture
-#endif
+FL_OMP(atomic capture)
     { before = *c->taken; *c->taken += want; }
     c->seen = before + want;
     if (before < c->n) c->mine += c->n - before < want ? c->n - before : want;
@@ -991,9 +989,7 @@ static double batch_floor(const fl_mf *r)
 static int take_heap(fl_mf *r)
 {
   int h;
-#ifdef _OPENMP
-#pragma omp atomic capture
-#endif
+FL_OMP(atomic capture)
   h = r->next_heap++;
   return h < r->nheaps ? h : r->nheaps;
 }
@@ -1138,10 +1134,8 @@ void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M)
 {
   if (g >= 0) refresh_taken(r, g, lane, M);
   if (two_phases(r)) {
-#ifdef _OPENMP
-#pragma omp barrier
-#pragma omp single
-#endif
+FL_OMP(barrier)
+FL_OMP(single)
     {
       r->stop = batch_floor(r);
       r->quota = r->batch;
@@ -1151,17 +1145,13 @@ void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M)
     }
     if (r->first_phase) {
       if (r->hs[0].npend > 0) team_eval(r, 0);
-#ifdef _OPENMP
-#pragma omp barrier
-#pragma omp single
-#endif
+FL_OMP(barrier)
+FL_OMP(single)
       take_lead(r);
     }
     if (g >= 0) refresh_taken(r, g, lane, M);
   }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
+FL_OMP(barrier)
 }
 
 /* Upper bound on how much picks 0..npick-1 of the round (reaches
@@ -1267,9 +1257,7 @@ void fl_mf_post(fl_mf *r, int cover, int summary)
       pairs += post_chunk(r, tid ? nch - 1 - u : u, cover, summary, tid);
     }
   } else {
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 4) nowait
-#endif
+FL_OMP(for schedule(dynamic, 4) nowait)
     for (int ch = 0; ch < nch; ch++) pairs += post_chunk(r, ch, cover, summary, tid);
   }
   r->tcount[(size_t) tid * FL_MF_PAD] += pairs;
@@ -1304,9 +1292,7 @@ static void team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub
   s->npend = np;
   memset(s->fine, 0, (size_t) np);
   claims_reset(r, 0, r->c->threads);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(r->c->threads)
-#endif
+FL_OMP(parallel num_threads(r->c->threads))
   team_eval(r, 1);
   r->thresh = keep;
   r->tcount[1] += np;
@@ -1490,9 +1476,7 @@ static int first_plan(fl_mf *r, int nopen, int **ord)
     free(leaf); free(d2);
     return FL_ERR_NOMEM;
   }
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(r->c->threads) schedule(dynamic, 256)
-#endif
+FL_OMP(parallel for num_threads(r->c->threads) schedule(dynamic, 256))
   for (int t = 0; t < nopen; t++)
     leaf[t] = fl_clusters_locate(cl, cl->y + (size_t) r->entries[t].idx * cl->d, &d2[t]);
   int status = first_threshold(r, nopen, leaf, d2);
@@ -1526,9 +1510,7 @@ static int first_gains(fl_mf *r, int nopen, int covered)
       break;
     }
     int hi = nopen - lo < FL_FIRST_SLICE ? nopen : lo + FL_FIRST_SLICE;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(r->c->threads) schedule(dynamic, 1)
-#endif
+FL_OMP(parallel for num_threads(r->c->threads) schedule(dynamic, 1))
     for (int at = lo; at < hi; at += FL_TEAM_BATCH) {
       int tid = fl_thread_id(), np = hi - at < FL_TEAM_BATCH ? hi - at : FL_TEAM_BATCH;
       fl_mf_heap *s = &r->ts[tid];

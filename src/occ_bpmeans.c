@@ -196,9 +196,7 @@ void occ_bp_compact(unsigned char *Z, unsigned char *Zp, int n, int zcap,
                     const int *keep, int kept, int K, int threads)
 {
   (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static)
-#endif
+FL_OMP(parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static))
   for (int i = 0; i < n; i++) {
     unsigned char *z = Z + (size_t) i * zcap;
     for (int j = 0; j < kept; j++) z[j] = z[keep[j]];
@@ -211,9 +209,7 @@ int occ_bp_changed(const char *chg, int n, int threads)
 {
   int ch = 0;
   (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) reduction(+:ch) schedule(static)
-#endif
+FL_OMP(parallel for num_threads(threads) if(n >= OCC_PAR_MIN) reduction(+:ch) schedule(static))
   for (int i = 0; i < n; i++) ch += chg[i];
   return ch;
 }
@@ -287,20 +283,14 @@ int occ_predict_features(const double *x, int n, int d, const double *A,
 {
   (void) threads;
   int failed = 0;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads) if(n >= OCC_PAR_MIN)
-#endif
+FL_OMP(parallel num_threads(threads) if(n >= OCC_PAR_MIN))
   {
     double *r = malloc((size_t) 2 * (d > 0 ? d : 1) * sizeof(double));
     if (!r) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
+FL_OMP(atomic write)
       failed = 1;
     }
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
+FL_OMP(for schedule(static))
     for (int i = 0; i < n; i++) {
       if (!r) continue;
       unsigned char *z = Z + (size_t) i * k;

@@ -198,9 +198,7 @@ static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
   const int P = s->workers, b = s->batch, nblocks = c * P;
   int parallel = propose_in_parallel((double) c * P * b, work);
   (void) parallel;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(s->threads) if(parallel) schedule(static)
-#endif
+FL_OMP(parallel for num_threads(s->threads) if(parallel) schedule(static))
   for (int blk = 0; blk < nblocks; blk++) {
     int base = blk * b, first = epoch_row(s, t, base);
     int count = first < 0 ? 0 : (s->n - first < b ? s->n - first : b);
@@ -317,9 +315,7 @@ int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, size_t len,
   if (!buf) return FL_ERR_NOMEM;
   int threads = s->threads < S ? s->threads : S;
   (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(s->n >= OCC_PAR_MIN) schedule(static)
-#endif
+FL_OMP(parallel for num_threads(threads) if(s->n >= OCC_PAR_MIN) schedule(static))
   for (int sh = 0; sh < S; sh++)
     for (long long lo = (long long) sh * s->batch; lo < s->n; lo += (long long) S * s->batch)
       part(ctx, (int) lo, (int) (lo + s->batch < s->n ? lo + s->batch : s->n),
@@ -456,9 +452,7 @@ void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
 {
   int parallel = propose_in_parallel(hi - lo, work);
   (void) threads; (void) parallel;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(parallel) schedule(static)
-#endif
+FL_OMP(parallel for num_threads(threads) if(parallel) schedule(static))
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) propose(st, i, i - lo);
 }
 

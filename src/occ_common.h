@@ -22,6 +22,7 @@
 #define OCC_COMMON_H
 
 #include "facloc.h"
+#include "fl_omp.h"
 
 /* Centers (DP-means, OFL) or features (BP-means): k rows of d, growable. */
 typedef struct {

@@ -131,9 +131,7 @@ void occ_predict_nearest(const double *x, int n, int d, const double *centers,
                          int k, int threads, int *cluster, double *dist)
 {
   (void) threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static)
-#endif
+FL_OMP(parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static))
   for (int i = 0; i < n; i++) {
     /* the first center to start with: a point whose distances all
      * overflow ties them and gets the lowest index, not -1 */

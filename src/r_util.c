@@ -67,9 +67,7 @@ static void copy_row_major(const double *src, int n, int d, int threads, double 
    * threads copy 128,000 values in 0.14 to 0.18 ms (0.23 to 0.24 ms
    * serially) and 960,000 in 1.3 to 1.8 ms (3.1 to 3.4 ms); below 1e5
    * values (under 0.2 ms) the copy stays serial */
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if((double) n * d >= 1e5) schedule(static)
-#endif
+FL_OMP(parallel for num_threads(threads) if((double) n * d >= 1e5) schedule(static))
   for (int lo = 0; lo < n; lo += 64) {
     int hi = n - lo < 64 ? n : lo + 64;
     for (int t = 0; t < d; t++)

@@ -91,9 +91,7 @@ static void reach_update(reach_index *r, const double *cover, double inv2s2,
                          int n, int threads)
 {
   const fl_balls *b = &r->b;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (n >= FL_REACH_PAR_MIN_N)
-#endif
+FL_OMP(parallel for num_threads(threads) schedule(dynamic, 16) if (n >= FL_REACH_PAR_MIN_N))
   for (int c = 0; c < b->nball; c++) {
     double most = 0.0;
     for (int t = b->start[c]; t < b->start[c + 1]; t++) {
@@ -146,9 +144,7 @@ static void batch_gains(fl_state *s, const reach_index *r, const fl_entry *e,
 {
   double pairs = 0.0;
   int parallel = (double) size * s->p.n >= FL_GAIN_PAR_MIN_PAIRS;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+:pairs) if (parallel)
-#endif
+FL_OMP(parallel for num_threads(threads) schedule(dynamic, 1) reduction(+:pairs) if (parallel))
   for (int t = 0; t < size; t++)
     gain[t] = r ? pruned_gain(r, &s->p, e[t].idx, s->cover, &pairs)
                 : fl_gain(&s->p, e[t].idx, s->cover);
