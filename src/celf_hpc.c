@@ -4,9 +4,9 @@
  * post-selection pass (coverage, pruning, summaries) share one parallel
  * region per round, three barriers in all. */
 #include "fl_mf.h"
-#include "fl_omp.h"
+#include "fl_solvers.h"
 
-void fl_round_hpc(fl_mf *r)
+static void round_hpc(fl_mf *r)
 {
 FL_OMP(parallel num_threads(r->c->threads))
   {
@@ -15,4 +15,16 @@ FL_OMP(single)
     fl_mf_merge(r);
     fl_mf_post(r, 1, 1);
   }
+}
+
+static const fl_mf_config hpc = { .prune = 1, .grouped = 0, .post_many = 0, .round = round_hpc };
+
+int fl_solve_hpc(const fl_problem *p, const fl_control *c, fl_result *res)
+{
+  return fl_mf_solve(p, c, &hpc, res);
+}
+
+double fl_bytes_hpc(const fl_problem *p, const fl_control *c)
+{
+  return fl_mf_bytes(p, c, &hpc);
 }

@@ -3,15 +3,15 @@
  * all when G = 1, FL_HEAPS_PER_GROUP per group otherwise) and a group's M
  * threads split the planning and the chunks of every gain evaluation, two
  * by two, the two threads of a pair working its share from both ends.
- * Lane 0 drives the CELF chain and posts up to post_cap() (matrix_free.c)
- * stale tops at a time, popping the next step's while its lanes start on
- * this one (pop_ahead); the group meets at its own sense-reversing barrier
- * once per heap taken and three times per step (candidates posted; plans
- * written; partial gains written) instead of at team-wide barriers. */
+ * Lane 0 drives the CELF chain and posts up to fl_mf_post_cap() stale
+ * tops at a time, popping the next step's while its lanes start on this
+ * one; the group meets at its own sense-reversing barrier once per heap
+ * taken and three times per step (candidates posted; plans written;
+ * partial gains written) instead of at team-wide barriers. */
 #include "fl_mf.h"
-#include "fl_omp.h"
+#include "fl_solvers.h"
 
-void fl_round_nhpc(fl_mf *r)
+static void round_nhpc(fl_mf *r)
 {
   int want = r->c->group_size;
 FL_OMP(parallel num_threads(r->c->threads))
@@ -26,4 +26,17 @@ FL_OMP(single)
     fl_mf_merge(r);
     fl_mf_post(r, 1, 1);
   }
+}
+
+static const fl_mf_config nhpc = { .prune = 1, .grouped = 1, .post_many = 1,
+                                   .round = round_nhpc };
+
+int fl_solve_nhpc(const fl_problem *p, const fl_control *c, fl_result *res)
+{
+  return fl_mf_solve(p, c, &nhpc, res);
+}
+
+double fl_bytes_nhpc(const fl_problem *p, const fl_control *c)
+{
+  return fl_mf_bytes(p, c, &nhpc);
 }

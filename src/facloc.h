@@ -99,5 +99,9 @@ int fl_objective(const fl_problem *p, const int *sel, int nsel, int threads,
 double fl_solve_bytes(const fl_problem *p, const fl_control *c);
 
 const char *fl_mode_name(fl_mode mode);
+/* "exact", "matrix-free" or "sampled" */
+const char *fl_mode_kind(fl_mode mode);
+/* The mode named name, -1 if none is. */
+int fl_mode_lookup(const char *name);
 
 #endif

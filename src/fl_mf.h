@@ -1,22 +1,87 @@
-/* The CELF machinery the matrix-free solvers hc, hpc and nhpc share
- * (matrix_free.c): heaps over disjoint blocks of candidates, lazy gain
- * evaluations on the cluster layout, the merge of a round's picks, the
- * post-selection pass and the certified bound.  Each solver file only
- * decides how threads run a round. */
+/* The matrix-free CELF core that generations 4 to 6 (hc, hpc, nhpc)
+ * share: its state, what a generation configures, and the units' entry
+ * points.  Data flow of one solve (mf_solve.c): fl_clusters_init builds
+ * the hierarchy (fl_clusters.h); mf_alloc.c allocates; mf_first.c deals
+ * the candidates to heaps and evaluates each once; then each round the
+ * generation's round function (celf_hc.c, celf_hpc.c, celf_nhpc.c) runs
+ * fl_mf_refresh_heaps (mf_heaps.c: lazy heaps, evaluations by mf_eval.c
+ * shared out by mf_share.c), fl_mf_merge and fl_mf_post (mf_select.c:
+ * commit the picks, update coverage, prune, refresh summaries); at the end
+ * mf_bound.c tightens the certified bound. */
 #ifndef FL_MF_H
 #define FL_MF_H
 
+#include <limits.h>
 #include "fl_clusters.h"
 #include "fl_heap.h"
 #include "fl_barrier.h"
+#include "fl_omp.h"
+#include "fl_tune.h"
+
+/* Relative margin on computed gains when they serve as upper bounds. */
+#define FL_UB_SLACK 1e-12
+
+typedef struct fl_mf fl_mf;
+
+/* What differs between the generations.  Each generation's file fills
+ * one and hands it to fl_mf_solve(). */
+typedef struct {
+  int prune;       /* progressive coverage pruning: clients covered above
+                    * tau leave later evaluations */
+  int grouped;     /* threads in groups of group_size share each evaluation
+                    * (else each thread is a group of one) */
+  int post_many;   /* a group's leader posts several stale tops per step,
+                    * doubling with each step (else one, as lazy greedy) */
+  void (*round)(fl_mf *r);   /* one round: refresh, merge, post pass */
+} fl_mf_config;
+
+/* A group's evaluation step is shared out to its lanes in pairs (lanes
+ * 2p and 2p + 1; the last one alone when M is odd).  Each pair takes one
+ * run of the posted candidates to plan and, once the group has met, one
+ * run of chunk ids to visit, cut at fractions [lo, hi) of the step's
+ * plans and client visits that follow the lanes' speeds (balanced_cut);
+ * adjacent pairs compute the cut between them by the same expression, so
+ * the runs never overlap or leave a gap.  The two lanes of a pair work
+ * each run from its two ends (fl_claim). */
+typedef struct { double lo, hi; } fl_cut;
+
+typedef struct { fl_cut plans, visits; } fl_share;
+
+/* What a lane did in one phase of a step: its fraction of the step's
+ * work, the seconds it took and the work (plans or client visits). */
+typedef struct { double share, secs, work; } fl_lane_step;
+
+/* The two lanes of a pair share a run of n units (candidates or chunk
+ * ids) from its two ends: the front lane holds units [0, mine), the back
+ * one [n - mine, n), each claiming more by an atomic add to the pair's
+ * counter `taken` (units claimed in all, zero at the step's start) as it
+ * reaches the end of what it holds: a fourth of what was left at its last
+ * claim (a third left one lane a ninth of the step alone at its end), at
+ * least 1/32 of the run and at least what it needs; 3 to 4 claims a lane
+ * and phase.  The lane that runs slower, its vCPU
+ * lent to another tenant for a while or its caches colder, so leaves more
+ * to the other.  With the cut between the two lanes set ahead by their
+ * speeds in the steps before instead, one lane finished its visits last
+ * in 566 of 739 steps (nhpc, 2 threads, "large", n = 30000), and the
+ * lanes waited for each other 9.9 ms in all at the step's two meetings
+ * after their work (3 alternations, instrumented), 3.4 ms with the
+ * claims, which also spare the pass over the items that cut the chunk
+ * ids (2 ms a lane); the solves took 0.1019 s against 0.1033 (medians of
+ * 16 alternations; "medium_cluster" 0.1611 and 0.1616, "strong_cluster"
+ * 0.0987 and 0.0989). */
+typedef long long fl_units;   /* client visits of a step pass 2^31 at n = 3.4e7 */
+typedef struct {
+  fl_units *taken;   /* the pair's counter; NULL for a lane alone */
+  fl_units n, mine;
+  fl_units seen;     /* units claimed in all after this lane's last claim */
+} fl_claim;
 
 /* Per-heap evaluation scratch, shared by the threads of the group working
- * on that heap, with room for Q candidates (post_most() in matrix_free.c,
+ * on that heap, with room for Q candidates (fl_mf_post_most(),
  * FL_TEAM_BATCH for heap 0 and the per-thread scratch).  The leader posts
  * up to post_cap() of them at a time; the lanes plan them, then share out
  * their work items (the chunks each plan visits), in pairs: each pair
- * takes a run of the candidates and a run of chunk ids (eval_share in
- * matrix_free.c), cut by the lanes' speeds (balanced_cut), and its two
+ * takes a run of the candidates and a run of chunk ids (fl_mf_eval_share), cut by the lanes' speeds (balanced_cut), and its two
  * lanes work each from its two ends (fl_claim).
  * posted is double-buffered by step parity, so the leader may post the
  * next step while followers still read the last. */
@@ -31,27 +96,28 @@ typedef struct {
   int *item_cum;       /* Q x (nchunks + 1): client visits before each item, and in all */
   double *partial;     /* Q x nchunks: partial gain of each item */
   double *slack;       /* Q x nchunks: its rounding allowance (fl_clusters_chunk_gains) */
-  unsigned char *fine; /* Q: evaluate it finely (see next_stale in matrix_free.c) */
+  unsigned char *fine; /* Q: evaluate it finely (next_stale in mf_heaps.c) */
   float *yo;           /* Q x d: each candidate - org (fl_clusters_offset) */
   fl_cand *cand;       /* Q: each candidate as the chunk gains take it */
   fl_entry *ahead;     /* Q: the heap's tops popped ahead of the next step
-                        * (pop_ahead in matrix_free.c), in pop order */
+                        * (pop_ahead in mf_heaps.c), in pop order */
   int nahead, ahead_at;
 } fl_mf_heap;
 
-typedef struct {
+struct fl_mf {
   fl_clusters cl;
   const fl_control *c;
+  const fl_mf_config *cfg;   /* what the generation sets */
   int k, batch, nheaps, round, nselected;
   int next_heap;         /* the next heap a group may take this phase */
   int *taken;            /* per group, a cache line apart: the heap its leader took */
   long long *claims;     /* per thread, a cache line apart: its pair's units claimed
-                          * (claim_upto in matrix_free.c) */
+                          * (fl_claim_upto) */
   int quota;             /* a heap's refresh stops at this many fresh entries, */
   int steps;             /* ... after this many evaluation steps, */
   double stop;           /* ... or at a top keyed below this */
   double lead;           /* coarse gains keyed below this are not evaluated
-                          * finely (see next_stale in matrix_free.c) */
+                          * finely (next_stale in mf_heaps.c) */
   int first_phase;       /* several heaps, no fine evaluations before the lead */
   double thresh;         /* clusters bounded below this are skipped */
   fl_heap *heaps;
@@ -81,18 +147,170 @@ typedef struct {
   double *distpick;      /* K scratch */
   double *tcount;        /* per thread, padded: pairs, evaluations */
   double *lanes;         /* per thread, padded: its records of the last steps, by
-                          * step parity (see balanced_cut in matrix_free.c) */
+                          * step parity (mf_share.c) */
   int *teval;            /* per thread, krow + 4 (zeros past K): a plan's clusters */
   int qmax;              /* most candidates evaluated together */
   int *tpos;             /* per thread, 3 qmax + 2 nchunks: walk_chunks' cursors
                           * and buckets, pair_run's counts of visits per chunk */
   float *tdf;            /* per thread: FL_DOT_BATCH candidates' distances to the
                           * centers (plan_batch) */
-} fl_mf;
+  double *post_work;     /* nchunks + 1: client visits of the post pass before
+                          * each chunk, which cut it between pairs (fl_mf_post) */
+};
+
 
 /* Per-thread counters sit FL_MF_PAD doubles apart (own cache line). */
 #define FL_MF_PAD 8
 
+/* Threads per group. */
+static inline int fl_mf_group_size(const fl_mf_config *g, const fl_control *c)
+{
+  if (!g->grouped) return 1;
+  int M = c->group_size < c->threads ? c->group_size : c->threads;
+  return M < 1 ? 1 : M;
+}
+
+/* One heap for one group; with several, FL_HEAPS_PER_GROUP per group,
+ * taken in turn (a round's CELF work is uneven across heaps). */
+static inline int fl_mf_heap_count(const fl_mf_config *g, const fl_control *c)
+{
+  int G = c->threads / fl_mf_group_size(g, c);
+  return G > 1 ? FL_HEAPS_PER_GROUP * G : 1;
+}
+
+/* Candidates a leader posts at evaluation step `step` of a heap's
+ * refresh: one, as lazy greedy does, or (post_many) several, which keeps
+ * M > 1 lanes busy between barriers and lets the candidates posted
+ * together share the chunks they visit in cache, at the price of
+ * evaluating a few tops lazy greedy might not have needed.  A round's
+ * chain of stale tops is a few dozen to hundreds long, so the posts
+ * double with each step. */
+static inline int fl_mf_post_cap(const fl_mf_config *g, const fl_control *c, int step)
+{
+  if (!g->post_many) return 1;
+  int per_lanes = FL_POST_PER_LANE * fl_mf_group_size(g, c);
+  int cap = per_lanes > FL_POST_MIN ? per_lanes : FL_POST_MIN;
+  for (; step > 0 && 2 * cap <= FL_POST_MAX; step--) cap *= 2;
+  return cap;
+}
+
+/* The most candidates a leader posts at once. */
+static inline int fl_mf_post_most(const fl_mf_config *g, const fl_control *c)
+{
+  return fl_mf_post_cap(g, c, INT_MAX);
+}
+
+static inline int fl_mf_batch_size(const fl_control *c)
+{
+  int b = c->batch < c->k ? c->batch : c->k;
+  return b < 1 ? 1 : b;
+}
+
+/* Doubles of each thread's records of the last two steps (mf_share.c):
+ * share, seconds and work of its plans and of its client visits. */
+#define FL_LANE_REC 3
+enum { FL_PHASE_PLANS, FL_PHASE_VISITS };
+
+static inline size_t fl_mf_lane_stride(void)
+{
+  return fl_thread_stride(4 * FL_LANE_REC, sizeof(double));
+}
+
+/* Ints of each thread's walk_chunks scratch (tpos): pos, stop and link per
+ * posted candidate, then a bucket and a count of visits per chunk. */
+static inline size_t fl_mf_tpos_size(const fl_mf *r)
+{
+  return 3 * (size_t) r->qmax + 2 * (size_t) (r->cl.nchunks > 0 ? r->cl.nchunks : 1);
+}
+
+/* Thread tid's tpos scratch. */
+static inline int *fl_mf_tpos(const fl_mf *r, int tid)
+{
+  return r->tpos + (size_t) tid * fl_thread_stride(fl_mf_tpos_size(r), sizeof(int));
+}
+
+/* Floats of each thread's distances to the centers (plan_batch). */
+static inline size_t fl_mf_tdf_size(const fl_mf *r)
+{
+  return fl_thread_stride((size_t) FL_DOT_BATCH * r->cl.krow, sizeof(float));
+}
+
+
+/* The first lane of lane's pair, and the first lane after it. */
+static inline int fl_pair_front(int lane)
+{
+  return lane & ~1;
+}
+
+static inline int fl_pair_next(int lane, int M)
+{
+  return (lane | 1) + 1 < M ? (lane | 1) + 1 : M;
+}
+
+/* The first of n items whose position is at least fraction f of the way. */
+static inline int fl_cut_at(double f, int n)
+{
+  return f >= 1.0 ? n : (int) (f * n);
+}
+
+static inline fl_claim fl_claim_start(fl_units *taken, fl_units n)
+{
+  fl_claim c = { taken, n, taken ? 0 : n, 0 };
+  return c;
+}
+
+/* The units this lane holds once it has claimed up to `need` of them
+ * from its end, or more: fewer when the other lane holds the rest. */
+static inline fl_units fl_claim_upto(fl_claim *c, fl_units need)
+{
+  if (need > c->n) need = c->n;
+  while (c->mine < need && c->seen < c->n) {
+    fl_units want = (c->n - c->seen) / 4, before;
+    if (want < c->n / 32) want = c->n / 32;
+    if (want < need - c->mine) want = need - c->mine;
+FL_OMP(atomic capture)
+    { before = *c->taken; *c->taken += want; }
+    c->seen = before + want;
+    if (before < c->n) c->mine += c->n - before < want ? c->n - before : want;
+  }
+  return c->mine;
+}
+
+/* The counters of the pair whose front lane is thread tid, a cache line
+ * apart from the others': plans [0] and chunk ids [1] claimed.  The
+ * group's leader zeroes its pairs' before it posts a step, fl_mf_merge
+ * thread 0's for fl_mf_post. */
+static inline fl_units *fl_pair_claims(const fl_mf *r, int tid)
+{
+  return r->claims + (size_t) tid * fl_thread_stride(2, sizeof(fl_units));
+}
+
+/* mf_share.c: how lanes share a step's work */
+fl_share fl_pair_even(int lane, int M);
+fl_share fl_pair_share(const fl_mf *r, int tid, int lane, int M, int parity);
+void fl_claims_reset(const fl_mf *r, int base, int M);
+void fl_note_lane(fl_mf *r, int tid, int parity, const fl_lane_step *step);
+
+/* mf_alloc.c */
+int fl_mf_alloc(fl_mf *r);
+void fl_mf_free(fl_mf *r);
+double fl_mf_bytes(const fl_problem *p, const fl_control *c, const fl_mf_config *g);
+
+/* mf_eval.c: gain evaluations of posted candidates */
+void fl_mf_eval_share(fl_mf *r, fl_mf_heap *s, int all, fl_share sh, int lane, int M,
+                      fl_barrier *bar, int tid, fl_lane_step *rec);
+void fl_mf_eval_alone(fl_mf *r, fl_mf_heap *s, int tid);
+fl_entry fl_mf_evaluated(fl_mf *r, const fl_mf_heap *s, int q, int round);
+void fl_mf_team_eval(fl_mf *r, int all);
+void fl_mf_team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub);
+
+/* mf_first.c: the heaps and every candidate's first evaluation */
+double fl_mf_setup_heaps(fl_mf *r, const fl_problem *p, int *open);
+int fl_mf_first_gains(fl_mf *r, int nopen, int covered);
+
+/* mf_heaps.c */
+void fl_mf_round_start(fl_mf *r, int round);
+int fl_mf_pool_fresh(fl_mf *r);
 /* The team refreshes every heap, its groups taking heaps in turn, the M
  * threads of group g (this one at lane) sharing each heap's evaluations;
  * g < 0: a thread in no group, which only meets the team.  Call from
@@ -102,15 +320,20 @@ typedef struct {
  * heaps whose tops can still beat the batch-th best fresh entry found go
  * on to batch.  Ends with the team met. */
 void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M);
+
+/* mf_select.c */
 /* Pick the round's facilities from the heaps' fresh entries (serial). */
 void fl_mf_merge(fl_mf *r);
-/* Post-selection pass over the chunks: an orphaned omp for, to be called
- * by every thread of a parallel region (or serially). */
+/* Post-selection pass over the chunks, to be called by every thread of a
+ * parallel region (or serially). */
 void fl_mf_post(fl_mf *r, int cover, int summary);
+double fl_mf_record_picks(fl_mf *r, fl_result *res);
 
-/* One round of each solver: refresh the heaps, merge, post pass. */
-void fl_round_hc(fl_mf *r);
-void fl_round_hpc(fl_mf *r);
-void fl_round_nhpc(fl_mf *r);
+/* mf_bound.c */
+double fl_mf_refined_topk(fl_mf *r, double room);
+
+/* mf_solve.c: the driver every generation calls */
+int fl_mf_solve(const fl_problem *p, const fl_control *c, const fl_mf_config *g,
+                fl_result *res);
 
 #endif

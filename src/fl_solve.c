@@ -1,45 +1,56 @@
 /* Dispatch, the objective and memory estimates. */
 #include <stdlib.h>
+#include <string.h>
 #include "facloc.h"
 #include "fl_state.h"
 #include "fl_solvers.h"
 
-static const char *mode_names[FL_MODE_COUNT] = { "g", "c", "dc", "hc", "hpc", "nhpc",
-                                                      "stochastic" };
+/* The modes, by fl_mode: the one list of them (R reads the names and
+ * kinds through facloc_modes()).  bytes: working memory beyond the
+ * coverage, heap entries and, for the exact modes, the matrix. */
+typedef struct {
+  const char *name, *kind;
+  int (*solve)(const fl_problem *p, const fl_control *c, fl_result *res);
+  double (*bytes)(const fl_problem *p, const fl_control *c);
+} fl_mode_info;
+
+static const fl_mode_info modes[FL_MODE_COUNT] = {
+  [FL_MODE_G] = { "g", "exact", fl_solve_g, NULL },
+  [FL_MODE_C] = { "c", "exact", fl_solve_c, NULL },
+  [FL_MODE_DC] = { "dc", "exact", fl_solve_dc, NULL },
+  [FL_MODE_HC] = { "hc", "matrix-free", fl_solve_hc, fl_bytes_hc },
+  [FL_MODE_HPC] = { "hpc", "matrix-free", fl_solve_hpc, fl_bytes_hpc },
+  [FL_MODE_NHPC] = { "nhpc", "matrix-free", fl_solve_nhpc, fl_bytes_nhpc },
+  [FL_MODE_STOCHASTIC] = { "stochastic", "sampled", fl_solve_stochastic, fl_stochastic_bytes },
+};
 
 const char *fl_mode_name(fl_mode mode)
 {
-  return (mode >= 0 && mode < FL_MODE_COUNT) ? mode_names[mode] : "?";
+  return (mode >= 0 && mode < FL_MODE_COUNT) ? modes[mode].name : "?";
+}
+
+const char *fl_mode_kind(fl_mode mode)
+{
+  return (mode >= 0 && mode < FL_MODE_COUNT) ? modes[mode].kind : "?";
+}
+
+int fl_mode_lookup(const char *name)
+{
+  for (int m = 0; m < FL_MODE_COUNT; m++)
+    if (strcmp(name, modes[m].name) == 0) return m;
+  return -1;
 }
 
 static int needs_matrix(fl_mode mode)
 {
-  return mode == FL_MODE_G || mode == FL_MODE_C || mode == FL_MODE_DC;
+  return strcmp(modes[mode].kind, "exact") == 0;
 }
 
 static int solve_mode(const fl_problem *p, const fl_control *c, fl_result *res)
 {
+  if (c->mode < 0 || c->mode >= FL_MODE_COUNT) return FL_ERR_ARG;
   if (p->cost) return needs_matrix(c->mode) ? fl_solve_budget(p, c, res) : FL_ERR_ARG;
-  switch (c->mode) {
-  case FL_MODE_G: return fl_solve_g(p, c, res);
-  case FL_MODE_C: return fl_solve_c(p, c, res);
-  case FL_MODE_DC: return fl_solve_dc(p, c, res);
-  case FL_MODE_STOCHASTIC: return fl_solve_stochastic(p, c, res);
-  default: return fl_solve_matrix_free(p, c, res);
-  }
-}
-
-/* For points (s_ij <= 1) no set of facilities covers more than
- * sum_i w_i.  Where gains stay flat over k picks, f(S) plus the k largest
- * gain bounds exceeds it (nhpc on "weak_cluster", n = 12000: 24092
- * against 12000), so every mode's bound is capped by it.  (A given
- * similarity matrix would need a pass over it for its row maxima.)
- * Stochastic greedy reports no bound (Inf). */
-double fl_bound_cap(const fl_problem *p)
-{
-  double cap = 0.0;
-  for (int i = 0; i < p->n; i++) cap += p->weight ? p->weight[i] : 1.0;
-  return cap;
+  return modes[c->mode].solve(p, c, res);
 }
 
 static void cap_bound(const fl_problem *p, const fl_control *c, fl_result *res)
@@ -89,6 +100,7 @@ double fl_solve_bytes(const fl_problem *p, const fl_control *c)
   double base = 8.0 * n + m + 24.0 * m;     /* coverage, chosen, heap entries */
   if (needs_matrix(c->mode) && !p->sim && !p->sp_p) base += fl_matrix_bytes(p);
   if (p->cost) base += fl_budget_bytes(p, c);
-  if (c->mode == FL_MODE_STOCHASTIC) base += fl_stochastic_bytes(p, c);
-  return base + fl_solve_bytes_matrix_free(p, c);
+  if (c->mode >= 0 && c->mode < FL_MODE_COUNT && modes[c->mode].bytes)
+    base += modes[c->mode].bytes(p, c);
+  return base;
 }

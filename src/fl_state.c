@@ -164,3 +164,16 @@ void fl_progress(const fl_control *c, int round, int nsel, double objective)
 {
   if (c->progress) c->progress(c->callback_ctx, round, nsel, objective);
 }
+
+/* For points (s_ij <= 1) no set of facilities covers more than
+ * sum_i w_i; f(S) plus the k largest
+ * gain bounds can exceed it where gains stay flat over k picks, so every
+ * mode's bound is capped by it.  (A given
+ * similarity matrix would need a pass over it for its row maxima.)
+ * Stochastic greedy reports no bound (Inf). */
+double fl_bound_cap(const fl_problem *p)
+{
+  double cap = 0.0;
+  for (int i = 0; i < p->n; i++) cap += p->weight ? p->weight[i] : 1.0;
+  return cap;
+}

@@ -41,5 +41,8 @@ void fl_progress(const fl_control *c, int round, int nsel, double objective);
 
 /* Bytes of the dense n x m matrix. */
 double fl_matrix_bytes(const fl_problem *p);
+/* The cap fl_solve() puts on the bound of points' problems: the clients'
+ * total weight, which no f(S) exceeds. */
+double fl_bound_cap(const fl_problem *p);
 
 #endif
