@@ -14,13 +14,8 @@
 /* Spins, each with a pause, before yielding the core: with more threads
  * than free cores the thread we wait for may need our core to arrive.  A
  * group's lanes wait a few microseconds at every step while their leader
- * works the heap.  On the 2-core EPYC VM of 2026-12-02 (a pause there takes
- * 20 ns, so this spins for 20 us) 256 spins without a pause lasted 0.1 us,
- * so nearly every wait ended in sched_yield(), a system call, which
- * flushes the TLB on a VM without PCID: nhpc at 2 threads ("large", n =
- * 30000) spent 11% of its perf samples in the kernel and 4% in
- * sched_yield(); with these spins, 3% and nearly none, and 3% to 8% less
- * time on the three presets at n = 30000. */
+ * works the heap; without pauses the spins end too soon, and nearly every
+ * wait ends in sched_yield(), a system call, which is dear on a VM. */
 #define FL_SPIN_BEFORE_YIELD 1024
 
 void fl_barrier_init(fl_barrier *b)

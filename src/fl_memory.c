@@ -1,8 +1,6 @@
 /* A block written once per solve costs a page fault per 4 KB page on its
  * first touch.  On virtual machines that map guest pages in software the
- * fault is dear: 14 us per page on the benchmark VM (64 MB in 0.23 s
- * against 4 ms once backed by 2 MB pages), 40 to 50 ms of a 0.25 s solve
- * (nhpc, n = 30000).  Linux backs a range by transparent huge pages when
+ * fault is dear, a noticeable share of a matrix-free solve.  Linux backs a range by transparent huge pages when
  * asked (madvise, its default mode on Debian and Ubuntu); elsewhere these
  * are plain malloc() and calloc(). */
 #include <stdlib.h>

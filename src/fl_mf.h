@@ -58,17 +58,10 @@ typedef struct { double share, secs, work; } fl_lane_step;
  * reaches the end of what it holds: a fourth of what was left at its last
  * claim (a third left one lane a ninth of the step alone at its end), at
  * least 1/32 of the run and at least what it needs; 3 to 4 claims a lane
- * and phase.  The lane that runs slower, its vCPU
- * lent to another tenant for a while or its caches colder, so leaves more
- * to the other.  With the cut between the two lanes set ahead by their
- * speeds in the steps before instead, one lane finished its visits last
- * in 566 of 739 steps (nhpc, 2 threads, "large", n = 30000), and the
- * lanes waited for each other 9.9 ms in all at the step's two meetings
- * after their work (3 alternations, instrumented), 3.4 ms with the
- * claims, which also spare the pass over the items that cut the chunk
- * ids (2 ms a lane); the solves took 0.1019 s against 0.1033 (medians of
- * 16 alternations; "medium_cluster" 0.1611 and 0.1616, "strong_cluster"
- * 0.0987 and 0.0989). */
+ * and phase.  The lane that runs slower, its vCPU lent to another tenant
+ * for a while or its caches colder, so leaves more to the other, where a
+ * cut set ahead by the lanes' speeds in the steps before left one lane
+ * waiting at most steps' ends. */
 typedef long long fl_units;   /* client visits of a step pass 2^31 at n = 3.4e7 */
 typedef struct {
   fl_units *taken;   /* the pair's counter; NULL for a lane alone */

@@ -48,9 +48,18 @@ static inline void fl_lock_unset(fl_lock *l) { (void) l; }
 
 /* Loops whose iterations are independent of each other (no result
  * depends on which thread takes which) are scheduled dynamically: the
- * vCPUs of a shared machine run at speeds that differ by 10% to 100% for
- * minutes at a time (see FL_BALANCE_GAIN in matrix_free.c), and with
- * static halves the faster thread waited for the slower one. */
+ * vCPUs of a shared machine run at different speeds for minutes at a
+ * time (see mf_share.c), and with static halves the faster thread waits
+ * for the slower one. */
+
+/* The threads for a loop of `work` units: one below `least` (a cut-off
+ * of fl_tune.h), where a parallel region costs more than it saves.  A
+ * region costs a team even when it runs on one thread, so callers with a
+ * serial path take it when this is 1. */
+static inline int fl_par_threads(int threads, double work, double least)
+{
+  return work >= least ? threads : 1;
+}
 
 /* Processors this process may run on (its affinity mask), 1 without OpenMP. */
 int fl_num_procs(void);

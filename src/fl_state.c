@@ -4,9 +4,8 @@
 #include "fl_memory.h"
 #include "fl_kernel.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 
-/* Below this many clients a parallel coverage update costs more than it saves. */
-#define FL_PAR_MIN_N 4096
 
 double fl_matrix_bytes(const fl_problem *p)
 {
@@ -62,7 +61,7 @@ static void cover_add(const fl_problem *p, int j, double *cover, int threads)
       if (p->sp_x[t] > cover[p->sp_i[t]]) cover[p->sp_i[t]] = p->sp_x[t];
     return;
   }
-FL_OMP(parallel for num_threads(threads) schedule(static) if (p->n >= FL_PAR_MIN_N))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, p->n, FL_PAR_MIN_CLIENTS)) schedule(static))
   for (int i = 0; i < p->n; i++) {
     double s = fl_sim(p, i, j);
     if (s > cover[i]) cover[i] = s;

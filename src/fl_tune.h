@@ -37,13 +37,16 @@
 /* -- Serial cut-offs: below them a parallel region costs more than it
  * saves (fl_par_threads() in fl_omp.h takes the work and one of these) -- */
 
-/* clients of a coverage update (fl_state.c) and of a reach update
- * (stochastic.c) */
+/* points of a loop over clients or data points (coverage and reach
+ * updates, OCC passes) */
 #define FL_PAR_MIN_CLIENTS 4096
 /* client-candidate pairs of a stochastic greedy step */
 #define FL_PAR_MIN_PAIRS 100000.0
 /* values of a column-major to row-major copy (r_util.c) */
 #define FL_PAR_MIN_VALUES 100000.0
+/* distance work (coordinates times centers) of an OCC proposal step:
+ * OFL's epochs are short in points but each point meets many facilities */
+#define FL_PAR_MIN_DISTANCE_WORK 65536.0
 
 /* -- Bound effort: tighter `bound` against more evaluations ------------ */
 

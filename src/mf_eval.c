@@ -66,10 +66,8 @@ static void plan_batch(fl_mf *r, fl_mf_heap *s, int q0, int q1, int all, int tid
   const fl_clusters *cl = &r->cl;
   const fl_cand *cand[FL_DOT_BATCH];
   float *df = r->tdf + (size_t) tid * fl_mf_tdf_size(r);
-  /* The posted candidates' rows are seldom in the caches: 5% of nhpc's
-   * perf samples on "weak_cluster" (n = 12000, one thread) were of
-   * loading them in fl_clusters_offset, 1.2% with all their loads
-   * started first. */
+  /* The posted candidates' rows are seldom in the caches: start all
+   * their loads first. */
   for (int q = q0; q < q1; q++) prefetch_row(cl->y + (size_t) s->pending[q].idx * cl->d, cl->d);
   for (int q = q0; q < q1; q++) {
     const double *yc = cl->y + (size_t) s->pending[q].idx * cl->d;
@@ -113,10 +111,9 @@ static int item_from(const fl_mf_heap *s, int q, int ch, int nchunks)
 
 /* A pair's run of chunk ids [lo, hi) for the visit fractions f of a
  * step: every chunk is read by one pair, with all the candidates that
- * visit it, as at one thread.  (Cutting each candidate's visits at the
- * fractions instead read 9% ("large", n = 30000) to 17%
- * ("medium_cluster") more chunks at 2 threads than at 1, in kernel calls
- * with fewer candidates each.)  count[] (nchunks, zero), the visits per
+ * visit it, as at one thread (cutting each candidate's visits at the
+ * fractions instead reads more chunks, in kernel calls with fewer
+ * candidates each).  count[] (nchunks, zero), the visits per
  * chunk of all the posted candidates, takes one pass over their items,
  * which each lane makes itself rather than meet once more; it is left
  * zero. */
@@ -177,12 +174,44 @@ static void chunk_share(const fl_clusters *cl, fl_mf_heap *s, int ch,
   }
 }
 
+/* The extent of a lane's part of a run: its first and last chunks
+ * visited, its client visits, and the posted candidates' visits in all. */
+typedef struct {
+  int first, last;
+  fl_units visits;
+  double total;
+} fl_extent;
+
+/* Each posted candidate's cursor (pos) and end (stop) over its items in
+ * the run, from the run's front or its back. */
+static fl_extent start_cursors(const fl_mf *r, const fl_mf_heap *s, int *pos, int *stop,
+                               fl_run run, int back)
+{
+  const int nch = r->cl.nchunks;
+  fl_extent e = { INT_MAX, -1, 0, 0.0 };
+  for (int q = 0; q < s->npend; q++) {
+    const int *it = s->item_ch + (size_t) q * nch;
+    const int *cum = s->item_cum + (size_t) q * (nch + 1);
+    int a = run.lo > 0 ? item_from(s, q, run.lo, nch) : 0;
+    int b = run.hi < nch ? item_from(s, q, run.hi, nch) : s->nitems[q];
+    pos[q] = back ? b - 1 : a;
+    stop[q] = back ? a - 1 : b;
+    if (a < b) {
+      e.first = it[a] < e.first ? it[a] : e.first;
+      e.last = it[b - 1] > e.last ? it[b - 1] : e.last;
+    }
+    e.visits += cum[b] - cum[a];
+    e.total += cum[s->nitems[q]];
+  }
+  return e;
+}
+
 /* This lane's part of its pair's run of chunk ids: chunk by chunk across
  * the posted candidates (their lists of items are in chunk order, merged
  * here), from the run's front or its back, each chunk with all the
  * candidates that visit it: the candidates posted together are mostly
  * close to each other, so a chunk read once from memory serves several of
- * them (at n = 1e6 the clients no longer fit in the caches), up to
+ * them (once the clients no longer fit in the caches), up to
  * FL_DOT_BATCH in one kernel call that loads each coordinate of the chunk
  * once for all of them.  A candidate's partial gain over a chunk has the
  * same bits whichever others share the call.  Returns the client visits
@@ -194,29 +223,15 @@ static double walk_chunks(fl_mf *r, fl_mf_heap *s, int all, int tid, fl_run run,
   const int np = s->npend, nch = cl->nchunks;
   int *pos = fl_mf_tpos(r, tid);
   int *stop = pos + r->qmax, *link = stop + r->qmax, *bucket = link + r->qmax;
-  int first = INT_MAX, last = -1;   /* the run's first and last chunks visited */
-  fl_units visits = 0;               /* client visits in the run */
-  double total = 0.0;
-  for (int q = 0; q < np; q++) {
-    const int *it = s->item_ch + (size_t) q * nch;
-    const int *cum = s->item_cum + (size_t) q * (nch + 1);
-    int a = run.lo > 0 ? item_from(s, q, run.lo, nch) : 0;
-    int b = run.hi < nch ? item_from(s, q, run.hi, nch) : s->nitems[q];
-    pos[q] = back ? b - 1 : a;
-    stop[q] = back ? a - 1 : b;
-    if (a < b) {
-      first = it[a] < first ? it[a] : first;
-      last = it[b - 1] > last ? it[b - 1] : last;
-    }
-    visits += cum[b] - cum[a];
-    total += cum[s->nitems[q]];
-  }
+  fl_extent ext = start_cursors(r, s, pos, stop, run, back);
+  const int first = ext.first, last = ext.last;
+  const fl_units visits = ext.visits;
+  const double total = ext.total;
   *mine = 0.0;
   if (last < first) return total;
   /* bucket[ch]: the candidates whose next item is chunk ch, linked by
-   * link[] (-1 ends a list; every bucket is empty between calls).  Two
-   * scans of the posted candidates for each chunk instead took 11% of
-   * nhpc's time on "medium_cluster" (n = 12000, perf), these 8%.  Chunk
+   * link[] (-1 ends a list; every bucket is empty between calls), where
+   * two scans of the posted candidates for each chunk cost more.  Chunk
    * ch is u = dir (ch - base) from this lane's end of the run. */
   const int dir = back ? -1 : 1, base = back ? last : first;
   int far = -1;   /* the furthest chunk with a candidate, from the end */

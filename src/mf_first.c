@@ -63,10 +63,9 @@ double fl_mf_setup_heaps(fl_mf *r, const fl_problem *p, int *open)
  * centers of the FL_TEAM_BATCH leaves with the largest estimated mass
  * around them (where the best gain lies, on clustered data).  leaf[t] and
  * d2[t] locate open candidate t (fl_clusters_locate).  The choice depends
- * only on the data, never on the thread count.  It used to be the best of
- * 16 candidates spread through the heaps' storage: 0.28 to 0.54 of the
- * best gain on the benchmark presets ("large": 98.5 of 348.8), so the
- * first evaluations visited clusters the later rounds skip. */
+ * only on the data, never on the thread count.  A threshold from
+ * candidates spread at random is far below the best gain, and the first
+ * evaluations would visit clusters the later rounds skip. */
 static int first_threshold(fl_mf *r, int nopen, const int *leaf, const double *d2)
 {
   const int K = r->cl.K;

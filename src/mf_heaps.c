@@ -187,23 +187,12 @@ static int first_steps(const fl_mf *r)
 /* With several heaps, a heap whose best candidate is not the round's
  * pick would still evaluate finely every candidate whose raised coarse
  * gain passes its own leader's fine gain, and the best few of a heap are
- * often within FL_TIE of each other: hpc at 2 threads (8 heaps) evaluated
- * 12 finely a round where one heap evaluates 2 or 3 ("large" and
- * "medium_cluster", n = 30000).  Without fine evaluations (as before with
- * several heaps) the coarse ones could not drop the leaves of
- * FL_GUESS_GAIN_FRACTION and visited 1.6 to 2.3 times the pairs of one
- * heap on "medium_cluster" and "weak_cluster".  So the first phase
- * evaluates none finely; the whole team then evaluates the best of its
- * fresh entries finely (post_lead, take_lead), and the second phase only
- * the coarse gains raised above that lead, which the round's first pick
- * must reach.  hpc at 2 threads against no fine evaluations: 57.6 million
- * pairs instead of 87.4 and 20% less time on "medium_cluster", 26.7 and
- * 23.1 million instead of 26.3 and 22.8 and 7% and 4% more time on
- * "large" and "strong_cluster" (n = 30000, medians of 10 alternations;
- * hc: -19%, +3%, +3%); at n = 12000 "weak_cluster" 20.5 million instead of
- * 44.7, "medium_cluster" 11.8 instead of 20.9, "heavy_skew" -8%,
- * "mild_skew" -5%, "uniform" +36% (3.0 million at one thread), the others
- * -0.2% to +5%.  Is this the round's first phase without fine
+ * often within FL_TIE of each other; without fine evaluations the coarse
+ * ones could not drop the leaves of FL_GUESS_GAIN_FRACTION.  So the first
+ * phase evaluates none finely; the whole team then evaluates the best of
+ * its fresh entries finely (post_lead, take_lead), and the second phase
+ * only the coarse gains raised above that lead, which the round's first
+ * pick must reach.  Is this the round's first phase without fine
  * evaluations? */
 static int lead_phase(const fl_mf *r)
 {

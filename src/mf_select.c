@@ -70,11 +70,9 @@ static int post_cut(const fl_mf *r, double f)
  * can have dropped by at most eps of it through the round's earlier picks
  * (with eps = 0: not at all, so the order is exactly greedy's); the rest
  * go back to their heaps, to be re-evaluated next round.  The overlap
- * bound is loose in high dimension: no round of hc, hpc or nhpc took a
- * second pick on the 13 benchmark presets (batch 5, 1 and 2 threads).
- * Without the test (the specification's batches), nhpc ended at 0.64
- * ("dense") to 0.97 ("uniform") of greedy's f(S) there; on "dense" half
- * of the later picks lay within 1.14 sigma of their round's first. */
+ * bound is loose in high dimension, so rounds rarely take a second
+ * pick; without the test (the specification's batches) later picks of a
+ * round can lie close to its first and f(S) falls far below greedy's. */
 void fl_mf_merge(fl_mf *r)
 {
   int nm = fl_mf_pool_fresh(r), K = r->cl.K;

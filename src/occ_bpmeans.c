@@ -196,7 +196,7 @@ void occ_bp_compact(unsigned char *Z, unsigned char *Zp, int n, int zcap,
                     const int *keep, int kept, int K, int threads)
 {
   (void) threads;
-FL_OMP(parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, n, FL_PAR_MIN_CLIENTS)) schedule(static))
   for (int i = 0; i < n; i++) {
     unsigned char *z = Z + (size_t) i * zcap;
     for (int j = 0; j < kept; j++) z[j] = z[keep[j]];
@@ -209,7 +209,7 @@ int occ_bp_changed(const char *chg, int n, int threads)
 {
   int ch = 0;
   (void) threads;
-FL_OMP(parallel for num_threads(threads) if(n >= OCC_PAR_MIN) reduction(+:ch) schedule(static))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, n, FL_PAR_MIN_CLIENTS)) reduction(+:ch) schedule(static))
   for (int i = 0; i < n; i++) ch += chg[i];
   return ch;
 }
@@ -283,7 +283,7 @@ int occ_predict_features(const double *x, int n, int d, const double *A,
 {
   (void) threads;
   int failed = 0;
-FL_OMP(parallel num_threads(threads) if(n >= OCC_PAR_MIN))
+FL_OMP(parallel num_threads(fl_par_threads(threads, n, FL_PAR_MIN_CLIENTS)))
   {
     double *r = malloc((size_t) 2 * (d > 0 ? d : 1) * sizeof(double));
     if (!r) {

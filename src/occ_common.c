@@ -187,7 +187,7 @@ static int epoch_row(const occ_setup *s, int t, int slot)
  * returns it) is worth a parallel region. */
 static int propose_in_parallel(double points, double work)
 {
-  return points * work >= OCC_PAR_MIN_WORK;
+  return points * work >= FL_PAR_MIN_DISTANCE_WORK;
 }
 
 /* Propose for the c epochs from epoch t, one (epoch, worker) block of b
@@ -315,7 +315,7 @@ int occ_shard_sum(const occ_setup *s, occ_part_fn part, void *ctx, size_t len,
   if (!buf) return FL_ERR_NOMEM;
   int threads = s->threads < S ? s->threads : S;
   (void) threads;
-FL_OMP(parallel for num_threads(threads) if(s->n >= OCC_PAR_MIN) schedule(static))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, s->n, FL_PAR_MIN_CLIENTS)) schedule(static))
   for (int sh = 0; sh < S; sh++)
     for (long long lo = (long long) sh * s->batch; lo < s->n; lo += (long long) S * s->batch)
       part(ctx, (int) lo, (int) (lo + s->batch < s->n ? lo + s->batch : s->n),

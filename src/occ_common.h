@@ -23,6 +23,7 @@
 
 #include "facloc.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 
 /* Centers (DP-means, OFL) or features (BP-means): k rows of d, growable. */
 typedef struct {
@@ -61,13 +62,6 @@ typedef struct {
   void *callback_ctx;
 } occ_setup;
 
-/* Loops over fewer points than this run on one thread: a parallel region
- * costs more than they do (results never depend on the thread count). */
-#define OCC_PAR_MIN 4096
-/* Proposal steps run on one thread below this much work (in distance
- * terms, coordinates times centers, about 3 flops each): OFL's epochs are
- * short in points but each point meets thousands of facilities. */
-#define OCC_PAR_MIN_WORK 65536.0
 
 /* An algorithm plugged into the engine. */
 typedef struct {

@@ -131,7 +131,7 @@ void occ_predict_nearest(const double *x, int n, int d, const double *centers,
                          int k, int threads, int *cluster, double *dist)
 {
   (void) threads;
-FL_OMP(parallel for num_threads(threads) if(n >= OCC_PAR_MIN) schedule(static))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, n, FL_PAR_MIN_CLIENTS)) schedule(static))
   for (int i = 0; i < n; i++) {
     /* the first center to start with: a point whose distances all
      * overflow ties them and gets the lowest index, not -1 */

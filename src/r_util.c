@@ -2,6 +2,7 @@
 #include "r_util.h"
 #include "fl_memory.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 
 SEXP fl_r_get(SEXP list, const char *name)
 {
@@ -63,11 +64,8 @@ SEXP fl_r_list(int n, const char **names)
 static void copy_row_major(const double *src, int n, int d, int threads, double *dst)
 {
   (void) threads;
-  /* blocks of rows, so a thread writes whole cache lines of dst.  Two
-   * threads copy 128,000 values in 0.14 to 0.18 ms (0.23 to 0.24 ms
-   * serially) and 960,000 in 1.3 to 1.8 ms (3.1 to 3.4 ms); below 1e5
-   * values (under 0.2 ms) the copy stays serial */
-FL_OMP(parallel for num_threads(threads) if((double) n * d >= 1e5) schedule(static))
+  /* blocks of rows, so a thread writes whole cache lines of dst */
+FL_OMP(parallel for num_threads(fl_par_threads(threads, (double) n * d, FL_PAR_MIN_VALUES)) schedule(static))
   for (int lo = 0; lo < n; lo += 64) {
     int hi = n - lo < 64 ? n : lo + 64;
     for (int t = 0; t < d; t++)
@@ -85,8 +83,7 @@ double *fl_r_row_major(SEXP X, int threads)
 }
 
 /* t(X) for a double matrix X, dimnames included, by blocks of rows: t()
- * reads X by rows, 8 ms at n = 30000 and d = 32 (a few percent of a
- * matrix-free solve at 2 threads). */
+ * reads X by rows, element by element. */
 SEXP facloc_point_rows(SEXP X, SEXP threads)
 {
   const int n = Rf_nrows(X), d = Rf_ncols(X);
@@ -119,8 +116,7 @@ SEXP facloc_point_rows(SEXP X, SEXP threads)
 /* Whether v[0..len-1] are all finite.  v - v is 0 for a finite value and
  * NaN for NA, NaN and +-Inf, so a block's sum is 0 exactly when the block
  * is finite, in any order of summation: the loop vectorises, where
- * R_FINITE() is a function call per value (0.8 ms against 3.9 ms on 1.6
- * million values). */
+ * R_FINITE() is a function call per value. */
 static int all_finite_real(const double *v, R_xlen_t len)
 {
   for (R_xlen_t lo = 0; lo < len; lo += FL_FINITE_BLOCK) {

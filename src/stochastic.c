@@ -31,11 +31,8 @@
 #include "fl_kernel.h"
 #include "fl_rng.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 
-/* Below these sizes a parallel region costs more than the work it splits:
- * clients for the reach update, client-candidate pairs for the gains. */
-#define FL_REACH_PAR_MIN_N 4096
-#define FL_GAIN_PAR_MIN_PAIRS 100000.0
 /* Gains evaluated per thread between two checks of the lazy stopping rule. */
 #define FL_LAZY_BATCH 4
 
@@ -91,7 +88,7 @@ static void reach_update(reach_index *r, const double *cover, double inv2s2,
                          int n, int threads)
 {
   const fl_balls *b = &r->b;
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 16) if (n >= FL_REACH_PAR_MIN_N))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, n, FL_PAR_MIN_CLIENTS)) schedule(dynamic, 16))
   for (int c = 0; c < b->nball; c++) {
     double most = 0.0;
     for (int t = b->start[c]; t < b->start[c + 1]; t++) {
@@ -143,12 +140,12 @@ static void batch_gains(fl_state *s, const reach_index *r, const fl_entry *e,
                         int size, int threads, double *gain)
 {
   double pairs = 0.0;
-  int parallel = (double) size * s->p.n >= FL_GAIN_PAR_MIN_PAIRS;
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 1) reduction(+:pairs) if (parallel))
+  int team = fl_par_threads(threads, (double) size * s->p.n, FL_PAR_MIN_PAIRS);
+FL_OMP(parallel for num_threads(team) schedule(dynamic, 1) reduction(+:pairs))
   for (int t = 0; t < size; t++)
     gain[t] = r ? pruned_gain(r, &s->p, e[t].idx, s->cover, &pairs)
                 : fl_gain(&s->p, e[t].idx, s->cover);
-  (void) threads; (void) parallel;
+  (void) team;
   s->pairs += pairs;
   s->evaluations += size;
 }
