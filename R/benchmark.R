@@ -267,10 +267,10 @@ check_presets <- function(presets) {
 check_modes <- function(modes) {
   if (!is.character(modes) || length(modes) < 1L || anyNA(modes))
     abort_argument("modes", "must be a character vector of solver modes")
-  unknown <- setdiff(modes, facility_modes)
+  unknown <- setdiff(modes, facility_modes())
   if (length(unknown))
     abort_argument("modes", sprintf("contains unknown mode \"%s\"; modes are %s", unknown[1],
-                                    paste0("\"", facility_modes, "\"", collapse = ", ")))
+                                    paste0("\"", facility_modes(), "\"", collapse = ", ")))
   unique(modes)
 }
 
@@ -385,7 +385,7 @@ scaling_table <- function(bench, value = c("speedup", "seconds"), modes = NULL) 
   bench <- bench[!is.na(bench$seconds), , drop = FALSE]
   thread_counts <- sort(unique(as.integer(bench$threads)))
   groups <- unique(bench[, c("preset", "mode")])
-  groups <- groups[order(preset_order(groups$preset), match(groups$mode, facility_modes)), ,
+  groups <- groups[order(preset_order(groups$preset), match(groups$mode, facility_modes())), ,
                    drop = FALSE]
   if (!nrow(groups)) abort_argument("bench", "has no successful runs")
   rows <- lapply(seq_len(nrow(groups)), function(i) {

@@ -1,8 +1,11 @@
 # facility_greedy(): validation, the .Call, and the result object.
 
-facility_modes <- c("g", "c", "dc", "hc", "hpc", "nhpc", "stochastic")
-exact_modes <- c("g", "c", "dc")
-matrix_free_modes <- c("hc", "hpc", "nhpc")
+# The modes of kind `kind` ("exact", "matrix-free", "sampled"; all by
+# default), from the C core's one table of them (src/fl_solve.c).
+facility_modes <- function(kind = NULL) {
+  table <- .Call(C_facloc_modes)
+  if (is.null(kind)) table$name else table$name[table$kind %in% kind]
+}
 
 #' Greedy facility location
 #'
@@ -189,7 +192,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
     abort_argument("X", "must be given unless `similarity` is")
   if (is.null(mode))   # the features only the exact modes honour pick "dc"
     mode <- if (is.null(similarity) && is.null(budget) && is.null(cost)) "nhpc" else "dc"
-  mode <- check_choice(mode, facility_modes, "mode")
+  mode <- check_choice(mode, facility_modes(), "mode")
   threads <- resolve_threads(threads)
   sigma <- check_sigma(sigma)
   if (!inherits(control, "facility_control"))
@@ -197,7 +200,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 
   problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates,
                               weights, initial)
-  if (is.null(problem$x) && mode %in% matrix_free_modes)
+  if (is.null(problem$x) && mode %in% facility_modes("matrix-free"))
     abort_argument("mode", sprintf("\"%s\" needs points `X`; with only a `similarity` matrix use \"g\", \"c\" or \"dc\"", mode))
   check_features(mode, problem, cost, budget)
   if (length(problem$initial) == problem$m)
@@ -209,7 +212,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   bytes <- .Call(C_facloc_solve_bytes, problem, ctrl)
   check_memory(bytes, sprintf("mode \"%s\" on %d clients and %d candidates", mode,
                               problem$n, problem$m),
-               if (mode %in% exact_modes) "the matrix-free modes \"hpc\" and \"nhpc\" need no n x m matrix"
+               if (mode %in% facility_modes("exact")) "the matrix-free modes \"hpc\" and \"nhpc\" need no n x m matrix"
                else "use fewer points")
 
   started <- proc.time()[["elapsed"]]
@@ -345,7 +348,7 @@ check_dots_empty <- function(...) {
 
 solver_control <- function(control, mode, k, threads, verbose) {
   batch <- if (is.null(control$batch)) max(1L, k %/% 20L) else min(control$batch, k)
-  list(mode = match(mode, facility_modes) - 1L, k = k, threads = threads,
+  list(mode = mode, k = k, threads = threads,
        batch = as.integer(batch), eps = control$eps, tau = control$tau,
        clusters = control$clusters, group_size = group_size(control, threads),
        seed = as.double(control$seed), epsilon = control$epsilon, verbose = verbose)

@@ -51,7 +51,7 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   X <- check_points(X, "X")
   n <- nrow(X)
   if (is.null(mode)) mode <- "nhpc"
-  mode <- check_choice(mode, facility_modes, "mode")
+  mode <- check_choice(mode, facility_modes(), "mode")
   threads <- resolve_threads(threads)
   sigma <- check_sigma(sigma)
   if (!inherits(control, "facility_control"))

@@ -34,7 +34,7 @@ static fl_problem problem_from_list(SEXP problem)
 static fl_control control_from_list(SEXP control)
 {
   fl_control c = { 0 };
-  c.mode = (fl_mode) fl_r_int(control, "mode");
+  c.mode = (fl_mode) fl_mode_lookup(fl_r_string(control, "mode"));   /* -1: FL_ERR_ARG */
   c.k = fl_r_int(control, "k");
   c.threads = fl_r_int(control, "threads");
   c.batch = fl_r_int(control, "batch");
@@ -110,6 +110,26 @@ SEXP facloc_solve_bytes(SEXP problem, SEXP control)
 SEXP facloc_num_procs(void)
 {
   return Rf_ScalarInteger(fl_num_procs());
+}
+
+/* The modes of fl_solve.c's table: list(name, kind). */
+SEXP facloc_modes(void)
+{
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+  SEXP name = PROTECT(Rf_allocVector(STRSXP, FL_MODE_COUNT));
+  SEXP kind = PROTECT(Rf_allocVector(STRSXP, FL_MODE_COUNT));
+  for (int m = 0; m < FL_MODE_COUNT; m++) {
+    SET_STRING_ELT(name, m, Rf_mkChar(fl_mode_name((fl_mode) m)));
+    SET_STRING_ELT(kind, m, Rf_mkChar(fl_mode_kind((fl_mode) m)));
+  }
+  SET_VECTOR_ELT(out, 0, name);
+  SET_VECTOR_ELT(out, 1, kind);
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, 2));
+  SET_STRING_ELT(names, 0, Rf_mkChar("name"));
+  SET_STRING_ELT(names, 1, Rf_mkChar("kind"));
+  Rf_setAttrib(out, R_NamesSymbol, names);
+  UNPROTECT(4);
+  return out;
 }
 
 SEXP facloc_has_openmp(void)

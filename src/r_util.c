@@ -17,6 +17,13 @@ int fl_r_int(SEXP list, const char *name)
   return Rf_asInteger(fl_r_get(list, name));
 }
 
+/* The first string of element name, "" when it has none. */
+const char *fl_r_string(SEXP list, const char *name)
+{
+  SEXP v = fl_r_get(list, name);
+  return TYPEOF(v) == STRSXP && XLENGTH(v) > 0 ? CHAR(STRING_ELT(v, 0)) : "";
+}
+
 double fl_r_double(SEXP list, const char *name)
 {
   return Rf_asReal(fl_r_get(list, name));

@@ -8,6 +8,7 @@
 /* Element of a named list, R_NilValue when absent. */
 SEXP fl_r_get(SEXP list, const char *name);
 int fl_r_int(SEXP list, const char *name);
+const char *fl_r_string(SEXP list, const char *name);
 double fl_r_double(SEXP list, const char *name);
 /* Pointer to a double vector element, NULL when absent or NULL. */
 const double *fl_r_doubles(SEXP list, const char *name);

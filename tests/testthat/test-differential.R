@@ -100,7 +100,7 @@ expect_valid <- function(fit, pr, label) {
 seeds <- seq_len(as.integer(Sys.getenv("FACLOC_DIFFERENTIAL_N", "60")))
 problems <- lapply(seeds, random_problem)
 exact <- c("g", "c", "dc")
-relaxed <- setdiff(facility_modes, exact)   # hc, hpc, nhpc, and any added since
+relaxed <- setdiff(facility_modes(), exact)   # hc, hpc, nhpc, and any added since
 n_differential <- 0L
 
 # Two threads on one problem in twelve: on a busy two-core machine every
