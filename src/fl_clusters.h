@@ -18,7 +18,7 @@
 #define FL_EST_FRACTION 0.01
 /* The same fraction where the mass estimates of the skipped clusters are
  * added to the gain (the first evaluations, see FL_FIRST_COARSE in
- * matrix_free.c): a skipped cluster then costs only the error of its
+ * mf_eval.c): a skipped cluster then costs only the error of its
  * estimate.  Against FL_EST_FRACTION, with the first evaluations' bound
  * test at the same threshold and Jensen's correction in the estimates,
  * 1 / 30 visited 29% fewer pairs on "weak_cluster", 8% and 11% fewer on
@@ -61,7 +61,7 @@
  * isotropic sample of its size would at most (the edge of the
  * Marchenko-Pastur law, (1 + sqrt(d / m))^2 rms2 / d for m clients) and
  * two groups split along that direction explain more than FL_MIXED_SPLIT
- * of its variance there (split_share in fl_clusters.c: 0.64 for a normal
+ * of its variance there (split_share in cl_summaries.c: 0.64 for a normal
  * spread, 0.75 for a uniform one).  On the presets at n = 1000 and 2000,
  * whose 128 clusters have about as many clients as a leaf or fewer, the
  * estimates fell 8 to 19 times short of a leaf's similarity mass near a
@@ -101,7 +101,7 @@
  * lay in leaves that gained nothing (n = 12000; "medium_cluster" at n =
  * 30000 too).  This fraction holds where the estimates of the leaves it
  * drops are not added to the gain: in the fine evaluations of FL_TIE in
- * matrix_free.c, and in the coarse ones of several heaps when those had
+ * mf_eval.c, and in the coarse ones of several heaps when those had
  * none (their picks taken by coarse gains), where with leaves of 0.35
  * sqrt(n) clients 0.003 left "hc" at two threads 0.99828 of greedy's f(S)
  * on "weak_cluster" (n = 12000; 0.99976 with the test off) and 0.001
@@ -188,7 +188,7 @@ typedef struct {
    * the plan's loop over the clusters vectorises. */
   double *wact, *minact, *wpr, *minpr, *wall, *minall;
   /* The per-cluster values fl_clusters_plan() reads, in single precision
-   * (leaf_floats in fl_clusters.c; one block from radf, krow each, zeros
+   * (fl_cl_leaf_floats in cl_summaries.c; one block from radf, krow each, zeros
    * past K): the weights and radii rounded up and the coverage minima
    * down, so that its bounds stay bounds, the rest to nearest. */
   float *radf, *wactf, *minactf, *wprf, *minprf, *wallf, *minallf, *lnwf, *lnw_allf;
@@ -292,7 +292,7 @@ typedef enum {
  * clusters skipped would add to the gain, and the plan skips more: without
  * cold (no client covered yet), their mass estimate, with the mass test at
  * FL_GUESS_EST_FRACTION thresh and every leaf whose ball holds yc visited
- * instead of the bound test (see plan in fl_clusters.c);
+ * instead of the bound test (see plan in cl_plan.c);
  * with cold tests, the gain estimates of those it drops, at
  * FL_GUESS_GAIN_FRACTION thresh.  Call from at most one thread per thread
  * id. */

@@ -19,7 +19,7 @@
 /* Every loop below runs its serial form outside OpenMP when it would run
  * on one thread: a parallel region costs a team even when num_threads()
  * or if() leaves it one thread, 1.1 us on the benchmark VM (two futex()
- * calls).  The leaves' k-means (one thread each, fl_clusters.c) opened
+ * calls).  The leaves' k-means (one thread each, cl_hierarchy.c) opened
  * about 1300 regions per solve of nhpc ("large", n = 30000; 111 regions
  * are left); without them nhpc took 2.8% less time at 1 thread on
  * "large", 1.9% on "weak_cluster", 1.0% on "medium_cluster" (n = 12000),

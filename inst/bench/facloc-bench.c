@@ -515,7 +515,7 @@ static double exact_chunk_gain(const fl_clusters *cl, int ch, const double *yj)
 /* Invariant 8: the post-selection pass raises exactly the coverage that
  * the double-precision kernel would, with the same marginal gain, also
  * where single precision lets it pass a chunk by (may_raise in
- * fl_clusters.c): coverage set at, just above and, for one client of
+ * cl_post.c): coverage set at, just above and, for one client of
  * every third chunk, 1e-9 below each client's similarity to the pick. */
 static void check_post(fl_clusters *cl, const fl_cand *pick, double offset)
 {

@@ -1,0 +1,430 @@
+/* The evaluation plan: a candidate's distances to the leaves' centers,
+ * the bound on its similarity to each leaf's clients (ball_reach), the
+ * mass estimates of leaves it may skip, and which leaves it visits. */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <float.h>
+#include <stdint.h>
+#include "cl_internal.h"
+
+/* fl_positive() in single precision. */
+static inline float positive_f(float v)
+{
+  return 0.5f * (v + fabsf(v));
+}
+
+void fl_clusters_distances(const fl_clusters *cl, int nq, const fl_cand *const *cand,
+                           float *df)
+{
+  const float *y[FL_DOT_BATCH];
+  float yn[FL_DOT_BATCH];
+  for (int q = 0; q < nq; q++) {
+    y[q] = cand[q]->yo;
+    yn[q] = cand[q]->yn2;
+  }
+  fl_sqdist_dot_f(cl->muf, cl->K, cl->K, nq, y, yn, cl->mun, cl->d, df, (size_t) cl->krow);
+  fl_sqrtf_array(df, nq * cl->krow);
+}
+
+
+/* The thread's scratch for the plan (6 K floats, see owner_distances and
+ * drop_estimated). */
+static float *plan_scratch(const fl_clusters *cl)
+{
+  return cl->yf + (size_t) fl_thread_id() * cl->yf_stride + cl->d + cl->krow;
+}
+
+/* The distances of cand to the centers, in the thread's scratch. */
+static float *cand_distances(const fl_clusters *cl, const fl_cand *cand)
+{
+  float *df = cl->yf + (size_t) fl_thread_id() * cl->yf_stride + cl->d;
+  fl_clusters_distances(cl, 1, &cand, df);
+  return df;
+}
+
+/* The distances of yc to the centers in the thread's scratch, and *cand
+ * for it, its offset there too. */
+static float *point_distances(const fl_clusters *cl, const double *yc, fl_cand *cand)
+{
+  fl_clusters_offset(cl, yc, cl->yf + (size_t) fl_thread_id() * cl->yf_stride, cand);
+  return cand_distances(cl, cand);
+}
+
+/* The squared distances of a candidate to the owners (single precision,
+ * estimates only), into the first K floats of the plan's scratch ps
+ * (column 0 is 0 while there is no owner: unowned leaves have own2 =
+ * HUGE_VAL), then the distances and their inverses. */
+static const float *owner_distances(const fl_clusters *cl, const fl_cand *cand, float *ps)
+{
+  float *cp2 = ps, *cp = cp2 + cl->K, *icp = cp + cl->K;
+  cp2[0] = 0.0f;
+  fl_sqdist_cols_f(cl->ownf, cl->K, cl->nown, cand->yo, cl->d, cp2);
+  int n = cl->nown > 0 ? cl->nown : 1;
+  memcpy(cp, cp2, (size_t) n * sizeof(float));
+  fl_sqrtf_array(cp, n);
+  for (int s = 0; s < n; s++) icp[s] = 1.0f / (cp[s] + FL_TINY_DIST);
+  return cp2;
+}
+
+/* An upper bound on exp(-x) for x >= 0 without exp(), in single
+ * precision: 1 over the degree-6 Taylor polynomial of exp(x), which is
+ * below exp(x), times 1 + FL_SIM_SLACK + 2^-18.  Within 1% of exp(-x) up
+ * to x = 2.3 (the bounds that matter) and vectorisable, sixteen a vector
+ * with AVX-512.  The 24 roundings of the polynomial (all its terms
+ * positive), those of its coefficients and the division move it by less
+ * than 1.5e-6 relatively; 2^-18 is 3.8e-6. */
+static inline float exp_neg_upper(float x)
+{
+  const float lift = (float) ((1.0 + FL_SIM_SLACK) * (1.0 + 0x1p-18));
+  float p = 1.0f + x * (1.0f / 6.0f);
+  p = 1.0f + x * (1.0f / 5.0f) * p;
+  p = 1.0f + x * 0.25f * p;
+  p = 1.0f + x * (1.0f / 3.0f) * p;
+  p = 1.0f + x * 0.5f * p;
+  p = 1.0f + x * p;
+  return lift / p;
+}
+
+/* The terms of ball_reach() for a candidate at |yc - org| = ynorm.  The
+ * distance to a ball is at least the computed distance to its center
+ * times FL_REACH_SHRINK, less the lift and the radius (see FL_DOT_LIFT);
+ * here the shrink is taken below (1 - 2^-22) FL_REACH_SHRINK and the lift
+ * above its value, so that their product and sum round to at most and at
+ * least the exact ones, and the exponent's scale 2^-21 below, for the two
+ * roundings of gap^2 scale. */
+typedef struct { float lift, shrink, scale; } fl_reach_terms;
+
+static fl_reach_terms reach_terms(const fl_clusters *cl, double ynorm)
+{
+  fl_reach_terms t = {
+    float_toward(FL_DOT_LIFT(cl->d) * ynorm, 1), (float) (FL_REACH_SHRINK * (1.0 - 0x1p-22)),
+    (float) ((1.0 - FL_RAD_SLACK) * cl->inv2s2 * (1.0 - 0x1p-21))
+  };
+  return t;
+}
+
+/* The bound on the similarity to any client of a ball of radius rad (from
+ * cl->radf, rounded up) whose center is at computed distance dist: each
+ * side of the gap's difference is off by at most 2^-24 of it, so 2^-21 of
+ * their sum more keeps the gap below the exact one. */
+static inline float ball_reach(float dist, float rad, fl_reach_terms t)
+{
+  float near_side = dist * t.shrink, far_side = t.lift + rad;
+  float gap = positive_f(near_side - far_side - 0x1p-21f * (near_side + far_side));
+  return exp_neg_upper(gap * gap * t.scale);
+}
+
+FL_CLONES void fl_clusters_reach(const fl_clusters *cl, const fl_cand *cand, double *hw,
+                                 double *dist)
+{
+  const float *df = cand_distances(cl, cand), *rad = cl->radf;
+  const fl_reach_terms t = reach_terms(cl, cand->ynorm);
+  FL_SIMD
+  for (int k = 0; k < cl->K; k++) {
+    dist[k] = df[k];
+    hw[k] = ball_reach(df[k], rad[k], t);
+  }
+}
+
+/* Minus the log of the mass estimate per unit weight of a leaf at
+ * distance dist with mean squared spread rms2 (see skipped_mass). */
+static inline FL_INLINE double mass_exponent(const fl_clusters *cl, double dist, double rms2)
+{
+  const double inv2s2 = cl->inv2s2;
+  return (dist * dist + rms2) * inv2s2 - 2.0 * inv2s2 * inv2s2 / cl->d * dist * dist * rms2;
+}
+
+/* The mass estimate of fl_clusters_plan, w exp(-(dist^2 + rms2) / 2
+ * sigma^2) times Jensen's correction exp(dist^2 rms2 / (2 d sigma^4)) (the
+ * mean of exp(dist p / sigma^2) over offsets p along the line to the
+ * candidate, normal with the variance rms2 / d of a random direction),
+ * summed over the leaves it skips (eval), from their distances df
+ * (overwritten: the exponents, 1e9 more for the leaves visited, whose
+ * terms exp() then takes below 1e-37). */
+static inline double skipped_mass(const fl_clusters *cl, float *df, const int *eval,
+                                  const double *w)
+{
+  FL_SIMD
+  for (int k = 0; k < cl->K; k++)
+    df[k] = (float) (fl_positive(mass_exponent(cl, df[k], cl->rms2[k])) + 1e9 * eval[k]);
+  fl_expf_neg_array(df, cl->K);
+  double mass = 0.0;
+  FL_SIMD_SUM(mass)
+  for (int k = 0; k < cl->K; k++) mass += w[k] * df[k];
+  return mass;
+}
+
+
+/* The visited leaves (eval[l] != 0), or with estimate those of them that
+ * drop_estimated() estimates, into idx, in order; returns their count. */
+static inline FL_INLINE int list_leaves(const fl_clusters *cl, const float *df,
+                                        const int *eval, int estimate, int *idx)
+{
+  int n = 0;
+  for (int k = 0; k < cl->K; k += 4) {
+    uint64_t word[2];   /* most leaves are not visited: four flags at a time */
+    memcpy(word, eval + k, sizeof word);
+    if ((word[0] | word[1]) == 0) continue;
+    for (int l = k; l < k + 4 && l < cl->K; l++) {
+      idx[n] = l;
+      n += estimate ? estimated(cl, df, eval, l) : eval[l] != 0;
+    }
+  }
+  return n;
+}
+
+/* The thread's scratch of K ints for lists of leaves. */
+static int *leaf_list(const fl_clusters *cl)
+{
+  return cl->listed + (size_t) fl_thread_id() * fl_thread_stride(cl->K, sizeof(int));
+}
+
+/* The visited leaves with a scan of the flags, four at a time (most leaves
+ * are skipped), and a compress sixteen at a time where there is AVX-512:
+ * the plan's items (plan_one in mf_eval.c), built by scanning the
+ * chunks of every four leaves with one visited, took 390 to 400
+ * time-stamp cycles a plan on "weak_cluster" (n = 12000), now 320, and
+ * 315 against 270 to 285 on "large" (n = 30000). */
+const int *fl_clusters_visited(const fl_clusters *cl, const int *eval, int *n)
+{
+  int *idx = leaf_list(cl);
+#if FL_WIDE
+  if (fl_wide_vectors()) {
+    *n = fl_list_visited_wide(cl->K, eval, idx);
+    return idx;
+  }
+#endif
+  *n = list_leaves(cl, NULL, eval, 0, idx);
+  return idx;
+}
+
+/* The gain estimate's test (see FL_GAIN_FRACTION) on the leaves the plan
+ * would visit with yc outside their ball and not nearer to their center
+ * than the owner: drops those whose estimate is below exp(lng) from eval
+ * and returns the sum of their bounds bk; *dropped receives the sum of
+ * their estimates.  df: yc's distances to the centers; ps: the plan's
+ * scratch, its distances to the owners from owner_distances() (the
+ * squared ones no longer needed) and room for 3 K floats.  Only the
+ * leaves listed are estimated: a coarse evaluation would visit 2%
+ * ("large", n = 30000) to 17% ("weak_cluster", n = 12000) of them, and an
+ * estimate of every leaf in the plan's loop took nhpc 18% longer on
+ * "large". */
+static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float *df,
+                                             float *ps, double lng, int *eval,
+                                             const double *bk, double *dropped, int wide)
+{
+  const int K = cl->K;
+  const float *cp = ps + K, *icp = cp + K;
+  float *under = ps, *ex = ps + 3 * K, *qn = ex + K, *qd = qn + K;
+  int *idx = leaf_list(cl);
+#if FL_WIDE
+  int n = wide ? fl_list_estimated_wide(cl, df, eval, idx) : list_leaves(cl, df, eval, 1, idx);
+#else
+  (void) wide;
+  int n = list_leaves(cl, df, eval, 1, idx);
+#endif
+  const double tau_scale = cl->inv2s2 / FL_COLD_SD;
+  const double *lnw = cl->lnw, *rms2 = cl->rms2, *own2 = cl->own2;
+  const double *side = cl->side, *iside = cl->iside;
+  const int *oslot = cl->oslot;
+  FL_SIMD
+  for (int t = 0; t < n; t++) {
+    int k = idx[t], o = oslot[k];
+    double dist = df[k], gap = dist * dist - own2[k];
+    double z = fl_positive(gap) * FL_COLD_SD * icp[o] * iside[k];
+    z = FL_Z_MAX - fl_positive(FL_Z_MAX - z);
+    double tau = cp[o] * side[k] * tau_scale, z2 = z + tau;
+    double lnest = lnw[k] - mass_exponent(cl, dist, rms2[k]) - 0.5 * z * z - lng;
+    /* the estimate over exp(lng) is exp(lnest) qn / qd = under qn / (ex qd) */
+    ex[t] = (float) (FL_EXPF_XMAX - fl_positive(FL_EXPF_XMAX - fl_positive(lnest)));
+    under[t] = (float) (FL_EXPF_XMAX - fl_positive(FL_EXPF_XMAX - fl_positive(-lnest)));
+    double n1 = z + FL_SQRT_HALF_PI, d1 = z * n1 + 1.0, n2 = z2 + FL_SQRT_HALF_PI;
+    double d2 = z2 * n2 + 1.0;
+    qn[t] = (float) fl_positive(FL_INV_SQRT_2PI * (n1 * d2 - n2 * d1));
+    qd[t] = (float) (d1 * d2);
+  }
+  fl_expf_neg_array(ex, n);
+  if (dropped) fl_expf_neg_array(under, n);
+  double left = 0.0, est = 0.0;
+  for (int t = 0; t < n; t++)
+    if (qn[t] < ex[t] * qd[t]) {
+      eval[idx[t]] = 0;
+      left += bk[idx[t]];
+      if (dropped) est += (double) under[t] * qn[t] / ((double) ex[t] * qd[t]);
+    }
+  if (dropped) *dropped = est * exp(lng);
+  return left;
+}
+
+/* In the first evaluations (nothing covered, the mass estimates of the
+ * skipped leaves added to the gain) a leaf is visited when its ball holds
+ * the candidate or its mass estimate passes the mass test; its bound is
+ * not tested.  Farther out the ball's bound is loose (a few far-flung
+ * clients set the radius) and the estimate good: over the first
+ * evaluations of "heavy_skew" (n = 12000), the leaves visited 1.5 or more
+ * rms radii away gained 0.99 to 1.3 times their estimates in sum, 2.2 at
+ * 1.75 to 2.  Against testing the bounds of all leaves, testing them only
+ * where the ball holds the candidate or the center lies within 2 rms radii
+ * of it visited 52% and 33% fewer pairs in all on "medium_cluster" (n =
+ * 12000 and 30000), 39% on "strong_cluster" (n = 12000), 38% on
+ * "medium_density", 31% on "large", 29% on "uniform", 7% to 24% on the
+ * other presets, with the same f(S) on all 13 (nhpc at one thread);
+ * within 1 rms radius 15% fewer than within 2 on "heavy_skew", within 0.5
+ * or 0 the same as within 1.  The leaves whose ball holds the candidate
+ * are visited whatever their bound (when positive): the mass estimate
+ * misses a tight group of clients around the candidate inside a broad
+ * leaf.  On "heavy_skew" at n = 11000 (k = 100) one candidate's first key
+ * was 1.77 for a gain of 14.9, 14.7 of it from the leaf holding it (36
+ * clients, rms radius 44.5, the candidate 25 from the center; estimate
+ * 1.54, bound 36 under the threshold of 42), and nhpc ended at 0.99446 of
+ * greedy's f(S).  Visiting those leaves brought "heavy_skew" at n = 3000,
+ * 8000, 11000 and 16000 from 0.99823, 0.99738, 0.99446 and 0.99821 to
+ * 0.99916, 0.99966, 1.00000 and 0.99996 (inst/bench/quality-sizes.sh), for
+ * 4% more pairs on "weak_cluster" and 2.7% on "heavy_skew" (n = 12000), at
+ * most 1% more on the other presets, and 4% more time on "weak_cluster"
+ * and 2.8% on "heavy_skew" (n = 12000), 3% on "medium_cluster" (n =
+ * 30000; medians of 5 alternated runs, at most 2% on five other presets).
+ * Visiting only the leaves whose center lies within one rms radius left n
+ * = 11000 and 16000 at 0.99890 and 0.99846.
+ *
+ * One loop over the clusters, reach and decision together, branch-free:
+ * it vectorises (as two loops, a vectorised reach then a scalar plan, they
+ * took 19% of nhpc's time at n = 30000); then the gain estimates of the
+ * leaves it would visit.  The loop runs in single precision, twice as many
+ * clusters a vector (the cluster values in floats, rounded so that the
+ * bounds stay bounds: see fl_cl_leaf_floats and ball_reach), and adds its
+ * bounds in single precision with an allowance for the rounding (in double
+ * precision its sums went through the stack, and nhpc at one thread took
+ * 5% longer on "weak_cluster").  In the rounds of nhpc at one thread it
+ * took 1250 to 1280 time-stamp cycles a plan in double precision and 1010
+ * so on "weak_cluster" (n = 12000), 1640 to 2090 and 1260 to 1370 on
+ * "large" (n = 30000); the selections stayed the same on the 13 presets,
+ * and the pairs within 0.0002%. */
+static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, float *df,
+                                    double thresh, int all, fl_cold cold, int *eval,
+                                    double *skipped, int wide)
+{
+  const fl_reach_terms reach = reach_terms(cl, cand->ynorm);
+  const float inv2s2 = (float) cl->inv2s2;
+  /* the first evaluations, the mass estimates of the leaves skipped added */
+  const int first = skipped && cold == FL_COLD_NONE;
+  const double est = first ? FL_GUESS_EST_FRACTION : FL_EST_FRACTION;
+  const float lnt = thresh > 0 ? (float) log(est * thresh) : 0.0f;
+  /* a float, see skip_cold */
+  const float first_f = first ? 1.0f : 0.0f;
+  /* pruned clients are visited with the others (all), or bounded apart */
+  const float *w = all ? cl->wallf : cl->wactf, *low = all ? cl->minallf : cl->minactf;
+  const float *lnw = all ? cl->lnw_allf : cl->lnwf, wpr_scale = all ? 0.0f : 1.0f;
+  const float *rad = cl->radf, *rms2 = cl->rms2f, *wpr = cl->wprf, *minpr = cl->minprf;
+  const float *lnmin = all ? cl->lnmin_allf : cl->lnminf, *reach2 = cl->reach2f;
+  /* floats, as thresh: an int flag in the loop kept GCC from vectorising it */
+  const float skip_cold = cold != FL_COLD_NONE && thresh > 0 ? 1.0f : 0.0f;
+  const float near_test = cold == FL_COLD_ALL ? 1.0f : 0.0f, thresh_f = (float) thresh;
+  float *ps = plan_scratch(cl);
+  const float *cp2 = skip_cold > 0 ? owner_distances(cl, cand, ps) : df;
+  const float *own2 = cl->own2f, *side2 = cl->side2f;
+  double *bk = cl->bounds + (size_t) fl_thread_id() * fl_thread_stride(cl->krow, sizeof(double));
+  const int *oslot = cl->oslot;
+  /* a product of floats at least that of the rounded-up w and the hw -
+   * minimum rounded from below: 1 + 2^-22 covers its two roundings */
+  const double up = 1.0 + 0x1p-22;
+  if (skipped) *skipped = 0.0;
+  /* Whole vectors: the leaves past K (zeros, df too) are never visited
+   * and add nothing.  The scalar loop over the last K mod 16 leaves took a
+   * quarter of the plan's perf samples on "weak_cluster" (n = 12000, K =
+   * 317). */
+  const int kend = padded_leaves(cl->K);
+  for (int k = cl->K; k < kend; k++) df[k] = 0.0f;
+  float leftf = 0.0f;
+  FL_SIMD_SUM(leftf)
+  for (int k = 0; k < kend; k++) {
+    float dist = df[k], hw = ball_reach(dist, rad[k], reach);
+    float bf = w[k] * positive_f(hw - low[k]);
+    /* log of the mass estimate at least log(FL_EST_FRACTION thresh)? */
+    int mass = lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
+    /* log of the similarity at the near point at most log(min coverage)? */
+    float near2 = positive_f(dist * dist + rms2[k] - reach2[k] * dist);
+    /* (dist^2 - own2) / |yc - owner| >= side, without a square root */
+    float own_gap = dist * dist - own2[k];
+    int beyond = (own_gap >= 0) & (own_gap * own_gap >= side2[k] * cp2[oslot[k]]) &
+      (dist > rad[k]);
+    int covered = (skip_cold > 0) & (((near_test > 0) & (-near2 * inv2s2 <= lnmin[k])) | beyond);
+    /* the first evaluations visit the leaves whose ball holds the
+     * candidate instead of testing bounds (see above); & and |: no
+     * branches */
+    int bounded = (first_f == 0.0f) & (bf >= thresh_f);
+    int inside = (first_f > 0.0f) & (dist <= rad[k]);
+    int visit = (bf > 0) & !covered & (bounded | mass | inside);
+    eval[k] = visit;
+    bk[k] = (double) bf * up;
+    leftf += wpr_scale * wpr[k] * positive_f(hw - minpr[k]) + (visit ? 0.0f : bf);
+  }
+  /* The sum of the 2 kend nonnegative terms, in any order, rounds each of
+   * its additions down by at most a factor 1 - 2^-24 (or by 2^-150 among
+   * the subnormal floats), so that the exact sum is at most the computed
+   * one over (1 - 2^-24)^(2 kend), at most times 1 + 4 kend 2^-24 (kend
+   * 2^-24 < 1/4), plus 2 kend 2^-150; 2^-24 more covers the products in
+   * double. */
+  double left = leftf * up * (1.0 + (4.0 * kend + 1.0) * 0x1p-24) + 2.0 * kend * 0x1p-150;
+  if (skip_cold > 0) {
+    double fraction = skipped ? FL_GUESS_GAIN_FRACTION : FL_GAIN_FRACTION;
+    left += drop_estimated(cl, df, ps, log(fraction * thresh), eval, bk, skipped, wide);
+  }
+  if (first) *skipped = skipped_mass(cl, df, eval, all ? cl->wall : cl->wact);
+  return left;
+}
+
+static FL_CLONES double plan_narrow(const fl_clusters *cl, const fl_cand *cand, float *df,
+                                    double thresh, int all, fl_cold cold, int *eval,
+                                    double *skipped)
+{
+  return plan(cl, cand, df, thresh, all, cold, eval, skipped, 0);
+}
+
+/* 512-bit vectors and 32 registers (its code refers to the stack 73
+ * times, the x86-64-v3 one's 103; which of the two gains was not
+ * separated): on an AVX-512 VM this version took 15% to 37% less time
+ * than the x86-64-v3 one (perf samples of the
+ * plan over those of the gain kernel, whose work is the same; five
+ * presets at n = 12000 and 30000, two runs each), and all of nhpc 6% to
+ * 8% less on "large" (n = 30000), -5% to +1% on the others. */
+static FL_WIDE_TARGET double plan_wide(const fl_clusters *cl, const fl_cand *cand, float *df,
+                                       double thresh, int all, fl_cold cold, int *eval,
+                                       double *skipped)
+{
+  return plan(cl, cand, df, thresh, all, cold, eval, skipped, 1);
+}
+
+double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
+                        int all, fl_cold cold, int *eval, double *skipped)
+{
+#if FL_WIDE
+  if (fl_wide_vectors()) return plan_wide(cl, cand, df, thresh, all, cold, eval, skipped);
+#endif
+  return plan_narrow(cl, cand, df, thresh, all, cold, eval, skipped);
+}
+
+/* The K^2 terms in single precision, by fl_expf_neg_array (within
+ * FL_EXPF_ERR): they only rank the leaves (first_threshold in
+ * mf_first.c).  With exp() first_threshold took 1.0 to 1.2 ms on
+ * "weak_cluster" (n = 12000) and 2.4 ms on "large" (n = 30000), now 0.7
+ * and 1.7 ms, with the same results on the 13 presets. */
+void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
+{
+FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8))
+  for (int L = 0; L < cl->K; L++) {
+    fl_cand cand;
+    float *df = point_distances(cl, cl->mu + (size_t) L * cl->d, &cand);
+    FL_SIMD
+    for (int k = 0; k < cl->K; k++) {
+      double dist = df[k];
+      df[k] = (float) ((dist * dist + cl->rms2[k]) * cl->inv2s2);
+    }
+    fl_expf_neg_array(df, cl->K);
+    double mass = 0.0;
+    FL_SIMD_SUM(mass)
+    for (int k = 0; k < cl->K; k++) mass += cl->wall[k] * df[k];
+    est[L] = mass;
+  }
+}
