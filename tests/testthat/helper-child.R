@@ -47,9 +47,10 @@ run_interrupted_child <- function(lines, triggers, timeout = 60, delay = 0) {
       Sys.sleep(0.05)
     }
     Sys.sleep(delay)
-    tools::pskill(pid, tools::SIGINT)
-    # later triggers are searched only in later output
+    # later triggers are searched only in output after this point; counted
+    # before the signal, since the child may answer it before a read after
     seen <- length(read_out())
+    tools::pskill(pid, tools::SIGINT)
   }
   repeat {
     text <- read_out()
