@@ -1,6 +1,7 @@
-# Child R processes for the interrupt tests (test-interrupt.R,
-# test-occ-interrupt.R): run a script, send SIGINT (what Ctrl-C sends) when
-# its output shows a trigger, and return what it printed.
+# Child R processes: for the interrupt tests (test-interrupt.R,
+# test-occ-interrupt.R), run a script, send SIGINT (what Ctrl-C sends) when
+# its output shows a trigger, and return what it printed; for code that
+# might crash R, run it where a crash fails the test alone.
 
 installed_lib <- function() {
   path <- find.package("facloc")
@@ -63,4 +64,19 @@ run_interrupted_child <- function(lines, triggers, timeout = 60, delay = 0) {
 skip_without_child <- function() {
   skip_on_os("windows")
   skip_if(is.null(installed_lib()), "facloc is not installed (load_all)")
+}
+
+# Run `lines` in a child Rscript with the installed package: a crash there
+# fails the test instead of taking the test run down.  Returns the output
+# and the exit status.
+run_child <- function(lines) {
+  lib <- installed_lib()
+  if (is.null(lib)) skip("needs the installed package")
+  script <- tempfile(fileext = ".R")
+  on.exit(unlink(script))
+  writeLines(c(sprintf("library(facloc, lib.loc = %s)", deparse(lib)), lines), script)
+  out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"),
+                                  c("--vanilla", script), stdout = TRUE, stderr = TRUE))
+  status <- attr(out, "status")
+  list(output = out, status = if (is.null(status)) 0L else status)
 }

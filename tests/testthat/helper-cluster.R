@@ -26,16 +26,6 @@ sabotage <- function(cl, p, op, action) {
   parallel::clusterCall(cl[p], patch, lib, op, action)
 }
 
-# Replace a facloc function in this session for the rest of the calling
-# test (testthat 3.1.6 has no local_mocked_bindings()).
-local_facloc_binding <- function(name, value, env = parent.frame()) {
-  real <- get(name, envir = asNamespace("facloc"))
-  assignInNamespace(name, value, "facloc")
-  do.call(on.exit, list(substitute(assignInNamespace(n, f, "facloc"), list(n = name, f = real)),
-                        add = TRUE), envir = env)
-  invisible(real)
-}
-
 # The run blocks a cluster's workers hold.
 held_blocks <- function(cl) {
   count <- function() length(ls(get(".occ_store", envir = asNamespace("facloc"))))

@@ -1,10 +1,6 @@
 # facility_benchmark() on a tiny configuration, scaling_table() arithmetic on
-# hand-built rows, and classed errors for bad arguments.
-
-expect_bench_arg_error <- function(expr, arg) {
-  err <- expect_error(expr, class = "facloc_error_argument")
-  expect_identical(err$arg, arg)
-}
+# hand-built rows, read_benchmark() on files, and classed errors for bad
+# arguments.
 
 two <- min(2L, facloc:::thread_cap())
 tiny <- function(...) facility_benchmark(c("small", "heavy_skew"), modes = c("g", "dc"),
@@ -87,9 +83,9 @@ test_that("a file with other columns is refused; older files read back", {
   path <- tempfile(fileext = ".csv")
   on.exit(unlink(path))
   write.csv(data.frame(a = 1, b = 2), path, row.names = FALSE)
-  expect_bench_arg_error(facility_benchmark("small", modes = "dc", threads = 1, k = 3,
-                                            reps = 1, n = 50, progress = FALSE, file = path),
-                         "file")
+  expect_arg_error(facility_benchmark("small", modes = "dc", threads = 1, k = 3,
+                                      reps = 1, n = 50, progress = FALSE, file = path),
+                   "file")
   old <- data.frame(preset = "small", mode = "dc", threads = 1L, rep = 1L, seconds = 0.5,
                     quality = 1)
   write.csv(old, path, row.names = FALSE)
@@ -100,29 +96,13 @@ test_that("a file with other columns is refused; older files read back", {
   expect_equal(scaling_table(back)$`1T`, 1)
 })
 
-# Replace a package function for the rest of the calling test.
-local_replace <- function(name, value, env = parent.frame()) {
-  ns <- asNamespace("facloc")
-  real <- get(name, ns)
-  unlockBinding(name, ns)
-  assign(name, value, envir = ns)
-  restore <- function() {
-    assign(name, real, envir = ns)
-    lockBinding(name, ns)
-  }
-  do.call(on.exit, list(substitute(f(), list(f = restore)), add = TRUE), envir = env)
-  invisible(real)
-}
-
 # A bench_run() that signals an interrupt on its third call.
 interrupt_third_run <- function(env = parent.frame()) {
   real <- get("bench_run", asNamespace("facloc"))
   calls <- 0L
-  local_replace("bench_run", function(...) {
+  local_facloc_binding("bench_run", function(...) {
     calls <<- calls + 1L
-    if (calls == 3L)
-      stop(structure(class = c("interrupt", "condition"),
-                     list(message = "interrupted", call = NULL)))
+    if (calls == 3L) stop(interrupt_condition())
     real(...)
   }, env = env)
 }
@@ -141,7 +121,7 @@ test_that("an interrupt returns the finished rows", {
 
 test_that("an interrupt keeps rows still waiting for a best-known reference", {
   interrupt_third_run()
-  local_replace("exact_reference", function(...) NULL)
+  local_facloc_binding("exact_reference", function(...) NULL)
   bench <- facility_benchmark("small", modes = "dc", threads = 1, k = 3, reps = 5,
                               n = 50, progress = FALSE)
   expect_true(attr(bench, "interrupted"))
@@ -200,27 +180,70 @@ test_that("plot() of a benchmark draws without error", {
 })
 
 test_that("bad arguments get classed errors naming the argument", {
-  expect_bench_arg_error(facility_benchmark("huge", progress = FALSE), "presets")
-  expect_bench_arg_error(facility_benchmark(character(), progress = FALSE), "presets")
-  expect_bench_arg_error(facility_benchmark(NA_character_, progress = FALSE), "presets")
-  expect_bench_arg_error(facility_benchmark("small", modes = "fast", progress = FALSE), "modes")
-  expect_bench_arg_error(facility_benchmark("small", modes = 1, progress = FALSE), "modes")
-  expect_bench_arg_error(facility_benchmark("small", threads = 0, progress = FALSE), "threads")
-  expect_bench_arg_error(facility_benchmark("small", threads = 1.5, progress = FALSE), "threads")
-  expect_bench_arg_error(facility_benchmark("small", threads = NA, progress = FALSE), "threads")
-  expect_bench_arg_error(facility_benchmark("small", threads = "2", progress = FALSE), "threads")
-  expect_bench_arg_error(facility_benchmark("small", threads = facloc:::thread_cap() + 1,
-                                            progress = FALSE), "threads")
-  expect_bench_arg_error(facility_benchmark("small", reps = 0, progress = FALSE), "reps")
-  expect_bench_arg_error(facility_benchmark("small", n = 1, progress = FALSE), "n")
-  expect_bench_arg_error(facility_benchmark("small", n = 50, k = 51, progress = FALSE), "k")
-  expect_bench_arg_error(facility_benchmark("small", sigma = -1, progress = FALSE), "sigma")
-  expect_bench_arg_error(facility_benchmark("small", control = list(), progress = FALSE), "control")
-  expect_bench_arg_error(facility_benchmark("small", file = 3, progress = FALSE), "file")
-  expect_bench_arg_error(facility_benchmark("small", progress = NA), "progress")
-  expect_bench_arg_error(scaling_table(list(a = 1)), "bench")
-  expect_bench_arg_error(scaling_table(data.frame(preset = "small", mode = "dc")), "bench")
-  expect_bench_arg_error(scaling_table(data.frame(preset = "small", mode = "dc", threads = 1,
-                                                  seconds = 1, quality = 1), modes = "x"), "modes")
-  expect_bench_arg_error(read_benchmark(tempfile()), "file")
+  expect_arg_error(facility_benchmark("huge", progress = FALSE), "presets")
+  expect_arg_error(facility_benchmark(character(), progress = FALSE), "presets")
+  expect_arg_error(facility_benchmark(NA_character_, progress = FALSE), "presets")
+  expect_arg_error(facility_benchmark("small", modes = "fast", progress = FALSE), "modes")
+  expect_arg_error(facility_benchmark("small", modes = 1, progress = FALSE), "modes")
+  expect_arg_error(facility_benchmark("small", threads = 0, progress = FALSE), "threads")
+  expect_arg_error(facility_benchmark("small", threads = 1.5, progress = FALSE), "threads")
+  expect_arg_error(facility_benchmark("small", threads = NA, progress = FALSE), "threads")
+  expect_arg_error(facility_benchmark("small", threads = "2", progress = FALSE), "threads")
+  expect_arg_error(facility_benchmark("small", threads = facloc:::thread_cap() + 1,
+                                      progress = FALSE), "threads")
+  expect_arg_error(facility_benchmark("small", reps = 0, progress = FALSE), "reps")
+  expect_arg_error(facility_benchmark("small", n = 1, progress = FALSE), "n")
+  expect_arg_error(facility_benchmark("small", n = 50, k = 51, progress = FALSE), "k")
+  expect_arg_error(facility_benchmark("small", sigma = -1, progress = FALSE), "sigma")
+  expect_arg_error(facility_benchmark("small", control = list(), progress = FALSE), "control")
+  expect_arg_error(facility_benchmark("small", file = 3, progress = FALSE), "file")
+  expect_arg_error(facility_benchmark("small", progress = NA), "progress")
+  expect_arg_error(scaling_table(list(a = 1)), "bench")
+  expect_arg_error(scaling_table(data.frame(preset = "small", mode = "dc")), "bench")
+  expect_arg_error(scaling_table(data.frame(preset = "small", mode = "dc", threads = 1,
+                                            seconds = 1, quality = 1), modes = "x"), "modes")
+  expect_arg_error(read_benchmark(tempfile()), "file")
+})
+
+test_that("scaling_table() rejects an unknown `value` with a classed error", {
+  bench <- data.frame(preset = "small", mode = "dc", threads = c(1, 2),
+                      seconds = c(2, 1), quality = 1)
+  expect_arg_error(scaling_table(bench, value = "foo"), "value", "\"speedup\", \"seconds\"")
+  expect_arg_error(scaling_table(bench, value = c("seconds", "speedup")), "value", "one of")
+  expect_identical(attr(scaling_table(bench), "value"), "speedup")
+  expect_equal(scaling_table(bench, value = "seconds")[["2T"]], 1)
+})
+
+test_that("speedups from or to a time of 0 are NA, not NaN, Inf or 0", {
+  bench <- data.frame(preset = "small",
+                      mode = rep(c("dc", "nhpc", "hpc"), each = 3),
+                      threads = rep(c(1, 2, 4), 3),
+                      seconds = c(0, 0, 0.5,  0.4, 0, 0.1,  1, 0.5, 0.25),
+                      quality = 1)
+  tab <- scaling_table(bench)
+  speedups <- as.matrix(tab[c("1T", "2T", "4T")])
+  expect_false(any(is.nan(speedups) | is.infinite(speedups)))
+  expect_equal(unname(speedups[tab$mode == "dc", ]), rep(NA_real_, 3))
+  expect_equal(unname(speedups[tab$mode == "nhpc", ]), c(1, NA, 4))
+  expect_equal(unname(speedups[tab$mode == "hpc", ]), c(1, 2, 4))
+  # the times themselves stay as measured
+  expect_equal(unname(as.matrix(scaling_table(bench, value = "seconds")[tab$mode == "dc", c("1T", "2T", "4T")]))[1, ],
+               c(0, 0, 0.5))
+})
+
+test_that("read_benchmark() rejects a CSV without a benchmark's columns", {
+  file <- tempfile(fileext = ".csv")
+  on.exit(unlink(file))
+  utils::write.csv(data.frame(a = 1:2, b = 3:4), file, row.names = FALSE)
+  err <- expect_arg_error(read_benchmark(file), "file", "missing preset, mode, threads")
+  utils::write.csv(data.frame(preset = "small", mode = "dc", threads = 1, seconds = 2),
+                   file, row.names = FALSE)
+  expect_arg_error(read_benchmark(file), "file", "missing quality$")
+  # an older file without the newer columns still reads, those as NA
+  utils::write.csv(data.frame(preset = "small", mode = "dc", threads = 1:2,
+                              seconds = c(2, 1), quality = 1), file, row.names = FALSE)
+  bench <- read_benchmark(file)
+  expect_s3_class(bench, "facility_benchmark")
+  expect_true(all(is.na(bench$peak_bytes)))
+  expect_equal(scaling_table(bench)[["2T"]], 2)
 })

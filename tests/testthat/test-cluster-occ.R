@@ -79,10 +79,7 @@ test_that("a worker error is reported and leaves the cluster usable", {
   expect_false(err$broken)
   expect_match(conditionMessage(err), "disk on fire")
   # every worker still answers and holds no leftover block
-  count <- function() length(ls(get(".occ_store", envir = asNamespace("facloc"))))
-  environment(count) <- globalenv()
-  held <- parallel::clusterCall(cl, count)
-  expect_identical(unlist(held), c(0L, 0L))
+  expect_identical(held_blocks(cl), c(0L, 0L))
   fit <- dpmeans(X, 5, threads = 1, batch = 20, cl = cl[2])
   expect_s3_class(fit, "dpmeans")
 })
@@ -90,8 +87,8 @@ test_that("a worker error is reported and leaves the cluster usable", {
 test_that("bad clusters are refused by name", {
   X <- dp_data(30, d = 2, seed = 1)$X
   empty <- structure(list(), class = c("SOCKcluster", "cluster"))
-  expect_error(dpmeans(X, 1, cl = empty), class = "facloc_error_argument")
-  expect_error(dpmeans(X, 1, cl = list(1, 2)), class = "facloc_error_argument")
-  expect_error(dpmeans(X, 1, cl = 2.5), class = "facloc_error_argument")
-  expect_error(dpmeans(X[1, , drop = FALSE], 1, cl = 2), class = "facloc_error_argument")
+  expect_arg_error(dpmeans(X, 1, cl = empty), "cl")
+  expect_arg_error(dpmeans(X, 1, cl = list(1, 2)), "cl")
+  expect_arg_error(dpmeans(X, 1, cl = 2.5), "cl")
+  expect_arg_error(dpmeans(X[1, , drop = FALSE], 1, cl = 2), "cl")
 })

@@ -13,13 +13,6 @@ local_cluster <- function(env = parent.frame()) {
   cl
 }
 
-# Stop `expr` with an elapsed-time limit, as R.utils::withTimeout() does.
-with_time_limit <- function(seconds, expr) {
-  on.exit(setTimeLimit())
-  setTimeLimit(elapsed = seconds, transient = TRUE)
-  expr
-}
-
 test_that("a time limit during GreeDi is its own error and leaves the cluster in step", {
   skip_if_not(cluster_ok, "cannot start a local PSOCK cluster")
   cl <- local_cluster()

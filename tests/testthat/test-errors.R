@@ -1,12 +1,6 @@
 # Every bad input named by the facility_greedy() contract gets a classed error
 # whose message names the argument.
 
-expect_arg_error <- function(expr, arg) {
-  err <- expect_error(expr, class = "facloc_error_argument")
-  expect_identical(err$arg, arg)
-  expect_match(conditionMessage(err), arg, fixed = TRUE)
-}
-
 X <- matrix(rnorm(20 * 2), 20, 2)
 
 test_that("bad X is rejected", {

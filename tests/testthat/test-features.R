@@ -13,11 +13,6 @@ exact_control <- function(mode) {
 point_modes <- c("g", "c", "dc", "hc", "hpc", "nhpc", "stochastic")
 matrix_modes <- c("g", "c", "dc", "stochastic")
 
-expect_greedy <- function(fit, ref, what) {
-  expect_identical(fit$selected, as.integer(ref$selected), label = what)
-  expect_equal(fit$objective, ref$objective, tolerance = 1e-9, label = what)
-}
-
 set.seed(11)
 X <- matrix(rnorm(60 * 2), 60, 2)
 Y <- matrix(rnorm(25 * 2, sd = 1.2), 25, 2)
@@ -214,7 +209,7 @@ test_that("a similarity or a budget makes the default mode \"dc\", which optimis
   W <- ref_similarity(X, sigma = 0.5)^2   # not the kernel of X at any sigma
   fit <- facility_greedy(X, 4, similarity = W, threads = 1)
   expect_identical(fit$mode, "dc")
-  expect_identical(fit$selected, as.integer(ref_greedy(W, 4)$selected))
+  expect_greedy(fit, ref_greedy(W, 4))
   expect_equal(fit$objective, ref_objective(W, fit$selected), tolerance = 1e-12)
   expect_identical(fit$sigma, NA_real_)
   expect_identical(fit$facilities, X[fit$selected, , drop = FALSE])
@@ -226,22 +221,20 @@ test_that("a similarity or a budget makes the default mode \"dc\", which optimis
 })
 
 test_that("bad costs, budgets, epsilon and kNN settings are rejected by name", {
-  bad <- function(expr, arg) {
-    err <- expect_error(expr, class = "facloc_error_argument")
-    expect_identical(err$arg, arg)
-  }
-  bad(facility_greedy(X, 2, mode = "g", sigma = 1, cost = rep(1, 59), budget = 2), "cost")
-  bad(facility_greedy(X, 2, mode = "g", sigma = 1, cost = c(0, rep(1, 59)), budget = 2), "cost")
-  bad(facility_greedy(X, 2, mode = "g", sigma = 1, cost = rep(1, 60)), "budget")
-  bad(facility_greedy(X, 2, mode = "g", sigma = 1, budget = -1), "budget")
-  bad(facility_greedy(X, mode = "g", sigma = 1), "k")
-  bad(facility_control(epsilon = 1.5), "epsilon")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = 1, cost = rep(1, 59), budget = 2),
+                   "cost")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = 1, cost = c(0, rep(1, 59)),
+                                   budget = 2), "cost")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = 1, cost = rep(1, 60)), "budget")
+  expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = 1, budget = -1), "budget")
+  expect_arg_error(facility_greedy(X, mode = "g", sigma = 1), "k")
+  expect_arg_error(facility_control(epsilon = 1.5), "epsilon")
   skip_if_not_installed("Matrix")
-  bad(knn_similarity(X, k = 61), "k")
-  bad(knn_similarity(X, k = 2, candidates = matrix(1, 3, 3)), "candidates")
-  bad(knn_similarity(X, k = 2, sigma = 0), "sigma")
+  expect_arg_error(knn_similarity(X, k = 61), "k")
+  expect_arg_error(knn_similarity(X, k = 2, candidates = matrix(1, 3, 3)), "candidates")
+  expect_arg_error(knn_similarity(X, k = 2, sigma = 0), "sigma")
   neg <- Matrix::sparseMatrix(i = 1:2, j = 1:2, x = c(1, -1))
-  bad(facility_greedy(similarity = neg, k = 1, mode = "g"), "similarity")
+  expect_arg_error(facility_greedy(similarity = neg, k = 1, mode = "g"), "similarity")
 })
 
 test_that("predict() assigns points to their most similar open facility", {

@@ -27,7 +27,6 @@ test_that("SIGINT stops a long facility_greedy, which signals facloc_interrupt a
 
 test_that("SIGINT stops a long dpmeans, which can run again", {
   skip_without_child()
-  skip_if_not(exists("dpmeans", mode = "function"), "dpmeans not built yet")
   text <- run_interrupted_child(c(
     "set.seed(1); X <- matrix(rnorm(2e6), ncol = 4)",
     "cat('STARTING\\n')",

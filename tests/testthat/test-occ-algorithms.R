@@ -1,5 +1,5 @@
 # DP-means, OFL and BP-means against plain-R references and the properties
-# the issue asks for.
+# the issue asks for; the C engines on extreme lambda and thread counts.
 
 ref_dpmeans <- function(X, lambda, max_iter = 100) {
   n <- nrow(X)
@@ -106,20 +106,6 @@ test_that("DP-means objective is the sum of squares plus lambda^2 K", {
   expect_equal(unname(fit$centers), unname(rowsum(X, fit$cluster) / fit$size))
 })
 
-test_that("the generators follow the stick-breaking models", {
-  sim <- dp_data(500, d = 5, seed = 1)
-  expect_equal(dim(sim$X), c(500, 5))
-  expect_equal(sort(unique(sim$cluster)), seq_len(nrow(sim$centers)))
-  expect_identical(dp_data(50, seed = 2), dp_data(50, seed = 2))
-  b <- bp_data(400, seed = 3)
-  expect_equal(dim(b$X), c(400, 16))
-  expect_equal(ncol(b$Z), nrow(b$features))
-  expect_true(all(diff(b$weights) <= 0) && all(b$weights >= 1e-4))
-  expect_equal(colMeans(b$Z)[1], b$weights[1], tolerance = 0.15)
-  set.seed(5); r <- runif(1); set.seed(5); invisible(dp_data(10, seed = 1))
-  expect_identical(runif(1), r)                       # session RNG untouched
-})
-
 test_that("adjusted_rand_index matches the formula on a known table", {
   expect_equal(adjusted_rand_index(c(1, 1, 2, 2), c(2, 2, 1, 1)), 1)
   # Hubert and Arabie's index for this small case, computed by hand
@@ -127,4 +113,41 @@ test_that("adjusted_rand_index matches the formula on a known table", {
   b <- c(1, 1, 2, 2, 3, 3)
   # pairs: together in both = 2, in a = 6, in b = 3, total 15
   expect_equal(adjusted_rand_index(a, b), (2 - 6 * 3 / 15) / ((6 + 3) / 2 - 6 * 3 / 15))
+})
+
+test_that("the C engines open a cluster for a point with no center at all", {
+  # lambda^2 = Inf reached the engines before the R check: a point with no
+  # center stayed in cluster -1, and DP-means wrote before its tallies
+  res <- run_child(c(
+    "X <- dp_data(300, seed = 1)$X",
+    "for (serial in c(FALSE, TRUE)) {",
+    "  d <- facloc:::occ_call('dpmeans', X, 1e200, serial = serial, workers = 2L,",
+    "                         batch = 5L, order = NULL, shards = 2L, threads = 1L,",
+    "                         max_iter = 3L, what = 'test')",
+    "  o <- facloc:::occ_call('ofl', X, 1e200, serial = serial, workers = 2L,",
+    "                         batch = 5L, order = NULL, shards = 2L, threads = 1L,",
+    "                         max_iter = 1L, u = runif(300), what = 'test')",
+    "  cat('DP', range(d$cluster), nrow(d$centers), '\\n')",
+    "  cat('OFL', range(o$cluster), nrow(o$centers), o$facility, '\\n')",
+    "}"))
+  expect_identical(res$status, 0L)
+  expect_identical(sum(grepl("^DP 1 1 1 $", res$output)), 2L)
+  expect_identical(sum(grepl("^OFL 1 1 1 1 $", res$output)), 2L)
+})
+
+test_that("OCC workers are capped at the rows, with the answer of one per row", {
+  X <- dp_data(30, d = 2, seed = 2)$X
+  Xb <- bp_data(30, d = 2, seed = 2)$X
+  for (threads in c(1e5, 1e9)) {
+    d <- dpmeans(X, 1, threads = threads)
+    expect_identical(d$workers, 30L)
+    expect_identical(d$cluster, dpmeans(X, 1, threads = 30)$cluster)
+    o <- ofl(X, 1, threads = threads, seed = 3)
+    expect_identical(o$workers, 30L)
+    expect_identical(o$facilities, ofl(X, 1, threads = 30, seed = 3)$facilities)
+    b <- bpmeans(Xb, 1, threads = threads, max_iter = 5)
+    expect_identical(b$workers, 30L)
+    expect_identical(b$Z, bpmeans(Xb, 1, threads = 30, max_iter = 5)$Z)
+  }
+  expect_identical(dpmeans(X, 1, threads = 7)$workers, 7L)
 })

@@ -1,11 +1,5 @@
 # Every bad input gets a classed error naming the argument.
 
-expect_arg_error <- function(expr, arg) {
-  err <- expect_error(expr, class = "facloc_error_argument")
-  expect_identical(err$arg, arg)
-  expect_match(conditionMessage(err), sprintf("`%s`", arg), fixed = TRUE)
-}
-
 test_that("bad inputs to dpmeans, ofl and bpmeans are named", {
   X <- dp_data(30, d = 2, seed = 1)$X
   bad_X <- X
@@ -58,4 +52,46 @@ test_that("memory requests above the limit are refused before running", {
   old <- options(facloc.memory_limit = 1000)
   on.exit(options(old))
   expect_error(dpmeans(dp_data(100, seed = 1)$X, 5), class = "facloc_error_memory")
+})
+
+test_that("a lambda whose square overflows is refused by every OCC entry", {
+  X <- dp_data(40, d = 2, seed = 1)$X
+  for (f in list(dpmeans, ofl, bpmeans)) {
+    expect_arg_error(f(X, 1e200), "lambda")
+    expect_arg_error(f(X, 1e300, method = "serial"), "lambda")
+    expect_arg_error(f(X, 1e200, cl = 2), "lambda")   # refused before starting workers
+  }
+  # the largest lambda whose square is finite still runs: one cluster
+  big <- sqrt(.Machine$double.xmax) * (1 - 1e-15)
+  fit <- dpmeans(X, big, threads = 1)
+  expect_identical(fit$cluster, rep(1L, 40))
+  expect_true(is.finite(fit$objective))
+})
+
+test_that("a cluster with more workers than rows is refused before it starts", {
+  X <- dp_data(30, d = 2, seed = 2)$X
+  local_facloc_binding("start_local_cluster", function(workers) stop("started workers"))
+  for (f in list(dpmeans, ofl, bpmeans)) {
+    expect_arg_error(f(X, 1, cl = 31), "cl")
+    expect_arg_error(f(X, 1, cl = 1e10), "cl")
+  }
+})
+
+test_that("counts beyond the integer range are named, not turned into NA", {
+  X <- dp_data(30, d = 2, seed = 2)$X
+  expect_arg_error(dpmeans(X, 1, threads = 1e10), "threads")
+  expect_arg_error(dpmeans(X, 1, batch = 1e10), "batch")
+  expect_arg_error(dpmeans(X, 1, max_iter = 1e10), "max_iter")
+  expect_arg_error(bpmeans(X, 1, max_iter = 1e10), "max_iter")
+})
+
+test_that("adjusted_rand_index() names NA and non-vector labels", {
+  expect_arg_error(adjusted_rand_index(c(1, NA, 2, 2), c(1, 1, 2, 2)), "a")
+  expect_arg_error(adjusted_rand_index(c(1, 1, 2, 2), c("x", "x", NA, "y")), "b")
+  expect_arg_error(adjusted_rand_index(c(1, 1, NaN, 2), c(1, 1, 2, 2)), "a")
+  expect_arg_error(adjusted_rand_index(list(1, 1, 2, 2), c(1, 1, 2, 2)), "a")
+  expect_arg_error(adjusted_rand_index(c(1, 1, 2, 2), data.frame(x = 1:4)), "b")
+  expect_arg_error(adjusted_rand_index(NULL, 1:2), "a")
+  expect_arg_error(adjusted_rand_index(b = 1:2), "a")
+  expect_identical(adjusted_rand_index(factor(c("u", "u", "v")), c(3L, 3L, 1L)), 1)
 })

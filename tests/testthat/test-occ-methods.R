@@ -1,3 +1,6 @@
+# print(), summary(), plot(), predict() and serial_order() of the OCC fits
+# (dpmeans, ofl, bpmeans), and the documentation of their components.
+
 test_that("results print, summarise, plot and predict", {
   sim <- dp_data(300, seed = 31)
   fit <- dpmeans(sim$X, lambda = 5, threads = 2, batch = 10)
@@ -36,4 +39,45 @@ test_that("serial_order of a serial run is its visiting order", {
   ord <- serial_order(fit)
   again <- dpmeans(X, lambda = 5, method = "serial", order = ord)
   expect_identical(again$cluster, fit$cluster)
+})
+
+test_that("prediction assigns a point whose distances overflow to a cluster", {
+  X <- dp_data(40, d = 2, seed = 1)$X
+  far <- matrix(1e200, 2, 2)
+  for (fit in list(dpmeans(X, 1, threads = 1), ofl(X, 1, seed = 1, threads = 1)))
+    expect_identical(predict(fit, far), c(1L, 1L))
+})
+
+test_that("every component of an OCC result is documented", {
+  man <- test_path("..", "..", "man")
+  skip_if_not(dir.exists(man), "needs the source tree's man/")
+  # names in the \value section: \item{a, b}{...} and \code{name}
+  documented <- function(topic) {
+    rd <- paste(readLines(file.path(man, paste0(topic, ".Rd"))), collapse = "\n")
+    value <- regmatches(rd, regexpr("\\\\value\\{.*?\\n\\}", rd))
+    items <- regmatches(value, gregexpr("\\\\item\\{[^}]*\\}", value))[[1]]
+    codes <- regmatches(value, gregexpr("\\\\code\\{[A-Za-z_]+\\}", value))[[1]]
+    c(trimws(unlist(strsplit(gsub("^\\\\item\\{|\\}$", "", items), ","))),
+      gsub("^\\\\code\\{|\\}$", "", codes))
+  }
+  common <- documented("dpmeans")
+  X <- dp_data(30, d = 2, seed = 1)$X
+  cl_only <- c("setup_bytes", "collect_bytes")
+  expect_identical(setdiff(c(names(dpmeans(X, 1, seed = 1, threads = 1)), cl_only),
+                          common), character())
+  expect_identical(setdiff(names(dpmeans(X, 1, method = "serial", order = 30:1)), common),
+                  character())
+  expect_identical(setdiff(names(ofl(X, 1, seed = 1, threads = 1)),
+                          c(common, documented("ofl"))), character())
+  expect_identical(setdiff(names(bpmeans(X, 1, seed = 1, threads = 1)),
+                          c(common, documented("bpmeans"))), character())
+})
+
+test_that("predict() of an OCC fit requires newdata and rejects unknown arguments", {
+  set.seed(7)
+  X <- matrix(rnorm(60 * 2), ncol = 2)
+  fit <- dpmeans(X, lambda = 2, threads = 1)
+  expect_arg_error(predict(fit), "newdata", "newdata")
+  expect_arg_error(predict(fit, X, foo = 1), "foo", "not an argument")
+  expect_identical(predict(fit, X, threads = 1), predict(fit, X))
 })

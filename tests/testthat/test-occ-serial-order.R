@@ -2,7 +2,7 @@
 # serializability of Pan et al., 2013), which is the rows' own order, for
 # 1, 2 and 3 threads and several batch sizes.
 
-occ_data <- function() {
+serial_order_data <- function() {
   list(dp = dp_data(400, seed = 11)$X, bp = bp_data(300, seed = 12)$X)
 }
 
@@ -12,7 +12,7 @@ expect_same_fit <- function(a, b) {
 }
 
 test_that("OCC DP-means equals its serial order, bit for bit", {
-  X <- occ_data()$dp
+  X <- serial_order_data()$dp
   for (threads in 1:2) for (batch in c(1, 7, 50, 400)) {
     fit <- dpmeans(X, lambda = 5, threads = threads, batch = batch)
     expect_same_fit(facloc:::occ_replay(fit, X), fit)
@@ -24,7 +24,7 @@ test_that("OCC DP-means equals its serial order, bit for bit", {
 })
 
 test_that("the OCC result depends on the workers, not on the threads", {
-  X <- occ_data()$dp
+  X <- serial_order_data()$dp
   a <- dpmeans(X, lambda = 5, threads = 2, batch = 9)
   expect_gt(sum(a$epochs$rejected), 0)      # the epochs really conflicted
   expect_equal(a$workers, 2L)
@@ -37,7 +37,7 @@ test_that("the OCC result depends on the workers, not on the threads", {
 })
 
 test_that("a seeded visiting order is replayed too", {
-  X <- occ_data()$dp
+  X <- serial_order_data()$dp
   fit <- dpmeans(X, lambda = 5, threads = 2, batch = 13, seed = 3)
   expect_same_fit(facloc:::occ_replay(fit, X), fit)
   ord <- serial_order(fit)
@@ -47,7 +47,7 @@ test_that("a seeded visiting order is replayed too", {
 })
 
 test_that("OCC OFL equals its serial order for the same seed", {
-  X <- occ_data()$dp
+  X <- serial_order_data()$dp
   for (threads in 1:2) for (batch in c(1, 5, 60)) {
     fit <- ofl(X, lambda = 5, threads = threads, batch = batch, seed = 4)
     serial <- ofl(X, lambda = 5, method = "serial", order = serial_order(fit), seed = 4)
@@ -60,7 +60,7 @@ test_that("OCC OFL equals its serial order for the same seed", {
 })
 
 test_that("OCC BP-means equals its serial order", {
-  X <- occ_data()$bp
+  X <- serial_order_data()$bp
   for (threads in 1:2) for (batch in c(1, 6, 40)) {
     fit <- bpmeans(X, lambda = 4, threads = threads, batch = batch, max_iter = 30)
     expect_same_fit(facloc:::occ_replay(fit, X), fit)
@@ -75,8 +75,8 @@ test_that("an OCC pass equals the serial pass in row order", {
   # epochs hold consecutive rows and validation lets the points that did not
   # propose meet the centers accepted before them, so OCC gives what
   # method = "serial" gives in the rows' own order, whatever P and batch
-  X <- occ_data()$dp
-  Xb <- occ_data()$bp
+  X <- serial_order_data()$dp
+  Xb <- serial_order_data()$bp
   dp <- dpmeans(X, lambda = 5, method = "serial")
   of <- ofl(X, lambda = 5, method = "serial", seed = 4)
   bp <- bpmeans(Xb, lambda = 4, method = "serial", max_iter = 30)

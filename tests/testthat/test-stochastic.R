@@ -38,12 +38,10 @@ test_that("epsilon = 0 samples every candidate: plain greedy", {
   W <- ref_similarity(X, sigma = 2)
   ref <- ref_greedy(W, 12)
   for (threads in 1:2) {
-    fit <- stochastic(X, 12, epsilon = 0, sigma = 2, threads = threads)
-    expect_identical(fit$selected, as.integer(ref$selected))
-    expect_equal(fit$gains, ref$gains, tolerance = 1e-9)
+    expect_greedy(stochastic(X, 12, epsilon = 0, sigma = 2, threads = threads), ref)
     fit <- facility_greedy(similarity = W, k = 12, mode = "stochastic", threads = threads,
                            control = facility_control(epsilon = 0))
-    expect_identical(fit$selected, as.integer(ref$selected))
+    expect_greedy(fit, ref)
   }
 })
 
@@ -66,12 +64,7 @@ test_that("gains and objective are exact for the selection made", {
 })
 
 test_that("the mean over 20 seeds stays close to greedy on clustered data", {
-  data <- if (exists("facility_data", mode = "function")) {
-    list(facility_data("small", n = 500), facility_data("heavy_skew", n = 500))
-  } else {
-    list(X)
-  }
-  for (P in data) {
+  for (P in list(facility_data("small", n = 500), facility_data("heavy_skew", n = 500))) {
     greedy <- facility_greedy(P, 25, mode = "dc", sigma = 20, threads = 1)
     mean_f <- mean(vapply(1:20, function(s)
       stochastic(P, 25, seed = s, sigma = 20)$objective, 0))

@@ -1,0 +1,27 @@
+# Expectations shared by the test files.
+
+# `fit` made the picks of greedy `ref` (ref_greedy() or ref_budget() of
+# helper-reference.R, or an exact fit): the same picks, and to `tolerance`
+# the same objective and, where `ref` has them, the same gains.
+expect_greedy <- function(fit, ref, label = "fit", tolerance = 1e-9) {
+  expect_identical(fit$selected, as.integer(ref$selected), label = paste0(label, ": picks"))
+  if (!is.null(ref$gains))
+    expect_equal(fit$gains, unname(ref$gains), tolerance = tolerance,
+                 label = paste0(label, ": gains"))
+  expect_equal(fit$objective, ref$objective, tolerance = tolerance,
+               label = paste0(label, ": objective"))
+  invisible(fit)
+}
+
+# `expr` fails with the classed error of a bad argument `arg`: class
+# facloc_error_argument (a facloc_error), `arg` in the condition's field of
+# that name and, in backquotes, in its message, which also matches the
+# regular expression `pattern` where one is given.  Returns the condition.
+expect_arg_error <- function(expr, arg, pattern = NULL) {
+  err <- expect_error(expr, class = "facloc_error_argument")
+  expect_s3_class(err, "facloc_error")
+  expect_identical(err$arg, arg)
+  expect_match(conditionMessage(err), sprintf("`%s`", arg), fixed = TRUE)
+  if (!is.null(pattern)) expect_match(conditionMessage(err), pattern)
+  invisible(err)
+}
