@@ -382,6 +382,7 @@ static FL_CLONES double plan_narrow(const fl_clusters *cl, const fl_cand *cand, 
   return plan(cl, cand, df, thresh, all, cold, eval, skipped, 0);
 }
 
+#if FL_WIDE
 /* 512-bit vectors and 32 registers (its code refers to the stack 73
  * times, the x86-64-v3 one's 103; which of the two gains was not
  * separated): on an AVX-512 VM this version took 15% to 37% less time
@@ -395,6 +396,7 @@ static FL_WIDE_TARGET double plan_wide(const fl_clusters *cl, const fl_cand *can
 {
   return plan(cl, cand, df, thresh, all, cold, eval, skipped, 1);
 }
+#endif
 
 double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, double thresh,
                         int all, fl_cold cold, int *eval, double *skipped)
