@@ -90,8 +90,8 @@ facility_modes <- function(kind = NULL) {
 #' distances behind those cluster bounds are computed in single precision
 #' (each evaluation needs one per leaf) and enlarged by their worst-case
 #' rounding. With `eps > 0` (the default), gain evaluations also run in
-#' single precision (1.25 to 1.5 times faster end to end at n = 30000,
-#' see NEWS): each similarity is computed from
+#' single precision (faster; measured in `inst/bench/results/`): each
+#' similarity is computed from
 #' the client's and candidate's offsets to their leaf's centre, and every
 #' upper bound adds the worst-case rounding of what was evaluated, so
 #' `bound` stays a true bound. With `eps = 0` gains are evaluated in double
