@@ -32,13 +32,13 @@
 #'   least 2.
 #' @param seed Seed of the sample, a whole number.
 #' @return \eqn{\sigma}, a positive number.
-#' @references Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B.
+#' @references Gretton, A., Borgwardt, K. M., Rasch, M. J., Schoelkopf, B.
 #'   and Smola, A. (2012). A kernel two-sample test. *Journal of Machine
 #'   Learning Research* 13, 723--773 (Section 8: the kernel width set to
 #'   the median distance between points).
 #'
-#'   Schölkopf, B. and Smola, A. J. (2002). *Learning with Kernels*. MIT
-#'   Press.
+#'   Garreau, D., Jitkrittum, W. and Kanagawa, M. (2017). Large sample
+#'   analysis of the median heuristic. arXiv:1707.07269.
 #' @seealso [facility_greedy()]
 #' @export
 #' @examples
