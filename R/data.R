@@ -70,7 +70,10 @@ preset_table <- data.frame(
 #' covered by a few picks; data much looser than \eqn{s = 6} leaves every
 #' point an island, and greedy's choice hardly matters. The parameters were
 #' tuned by measurement so that greedy with \code{k = 100} has real work
-#' to do. Columns \code{share} and \code{gain_ratio} record, for seed 1 at
+#' to do, at \eqn{\sigma = 20}: pass \code{sigma = 20} to
+#' \code{\link{facility_greedy}()}, whose default is the median heuristic
+#' of \code{\link{facility_sigma}()} (as \code{\link{facility_benchmark}()}
+#' and the scripts in \code{inst/bench} do). Columns \code{share} and \code{gain_ratio} record, for seed 1 at
 #' the preset's full \code{n}, the share \eqn{f(S)/f(V) = f(S)/n} that exact
 #' greedy reaches and the ratio of its 100th marginal gain to its first:
 #'

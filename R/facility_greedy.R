@@ -99,17 +99,30 @@ facility_modes <- function(kind = NULL) {
 #' greedy. `objective`, the gains reported in `gains` and `bound` are always
 #' double precision.
 #'
-#' @param X Numeric matrix or all-numeric data frame, one client per row.
+#' @param X Numeric matrix or data frame of numeric columns, one client
+#'   per row (a factor or character column is refused by name), or a
+#'   [stats::dist()] object of the distances between the clients, which are
+#'   then also the candidates: it is turned into the dense similarity
+#'   matrix \eqn{\exp(-d_{ij}^2 / (2\sigma^2))}{exp(-d_ij^2 / (2 sigma^2))}
+#'   (8 \eqn{n^2} bytes), which the exact modes and `"stochastic"` optimise
+#'   (the default mode is then `"dc"`), and the result has no coordinates.
 #'   May be omitted when `similarity` is given.
 #' @param k Number of facilities to select, a whole number from 1 to the
-#'   number of candidates (less those in `initial`). With a `budget`, a cap
-#'   on the number of picks that may be omitted.
+#'   number of candidates (less those in `initial`). With a `budget` or a
+#'   `coverage`, a cap on the number of picks that may be omitted.
 #' @param mode Solver generation, one of `"g"`, `"c"`, `"dc"`, `"hc"`,
 #'   `"hpc"`, `"nhpc"`, or `"stochastic"` (see Modes). `NULL` (the default) picks `"nhpc"` for points and
 #'   `"dc"` for a precomputed `similarity` or with a `budget` or `cost`.
 #' @param threads Number of threads, by default [facloc_threads()]; capped at
 #'   the available processors.
-#' @param sigma Kernel width \eqn{\sigma}, a positive number.
+#' @param sigma Kernel width \eqn{\sigma}, a positive number, or `NULL`
+#'   (the default) for the median heuristic of [facility_sigma()]: the
+#'   median Euclidean distance between the rows of `X` (the clients), on a
+#'   seeded sample of at most 2000 of them, or the median entry of a `dist`.
+#'   The result states the value used and how it was chosen. The default
+#'   was 20 before, the specification's width for its 32-dimensional
+#'   benchmarks, which [facility_benchmark()], [facility_pass_time()] and
+#'   the scripts in `inst/bench` keep.
 #' @param similarity Optional precomputed similarity: a non-negative numeric
 #'   matrix, clients in rows and candidates in columns (square when `X` is
 #'   given without `candidates`), or a sparse `Matrix::dgCMatrix` (any
@@ -119,6 +132,8 @@ facility_modes <- function(kind = NULL) {
 #'   `"stochastic"`, which then optimise it instead of the RBF kernel of
 #'   `X` (`X` then only gives the facilities' coordinates, and `sigma` is
 #'   ignored: the result's is `NA`); the matrix-free modes refuse it.
+#'   Column names, when present, name the candidates in
+#'   [as.data.frame.facility_greedy()].
 #' @param verbose Print progress (round, number selected, f(S)) from the
 #'   main thread.
 #' @param control Solver settings from [facility_control()].
@@ -146,11 +161,22 @@ facility_modes <- function(kind = NULL) {
 #'   \item{gains}{Marginal gain of each pick when it was made.}
 #'   \item{objective}{\eqn{f(S)}, including any `initial` facilities.}
 #'   \item{bound}{An upper bound on the optimum over sets of `k` (plus
-#'     `initial`): `objective / bound` certifies the answer. For points it
+#'     `initial`), or of the size returned when a `coverage` stopped the
+#'     solve: `objective / bound` certifies the answer. For points it
 #'     never exceeds the clients' total weight, which no set can cover more
 #'     of (every similarity is at most 1).}
 #'   \item{mode, threads, k, sigma}{The settings used (`threads` after
 #'     capping; `sigma` is `NA` when a `similarity` was optimised).}
+#'   \item{sigma_rule}{How `sigma` was chosen: `"median heuristic"` or
+#'     `"given"` (`NA` with a `similarity`).}
+#'   \item{source}{What the similarities came from: `"points"`,
+#'     `"similarity"` or `"dist"`.}
+#'   \item{objective_all, coverage}{\eqn{f(V)}, the objective with every
+#'     candidate open (`NA` for points with separate `candidates` unless a
+#'     `coverage` was asked for; see the section "Choosing k by
+#'     coverage"), and the `coverage` asked for (`NULL` if none).}
+#'   \item{labels}{The candidates' names (row names of `candidates` or
+#'     `X`, column names of `similarity`, labels of a `dist`), or `NULL`.}
 #'   \item{seconds}{Elapsed solver time, building W included.}
 #'   \item{evaluations}{Marginal-gain evaluations performed. In mode `"c"`
 #'     with several threads they can differ by a few from run to run: the
@@ -166,7 +192,8 @@ facility_modes <- function(kind = NULL) {
 #'   \item{budget, spent, rule}{With a budget: the budget, the total cost of
 #'     the new picks, and the rule that won (`"unit-cost"` or
 #'     `"cost-benefit"`).}
-#' @seealso [facility_objective()], [facility_control()], [facloc_threads()]
+#' @seealso [facility_objective()], [facility_control()], [facloc_threads()],
+#'   [facility_sigma()], [as.data.frame.facility_greedy()]
 #' @export
 #' @examples
 #' set.seed(1)
@@ -175,40 +202,51 @@ facility_modes <- function(kind = NULL) {
 #' fit
 #' summary(fit)
 #' plot(fit)
+#'
+#' # the default sigma (median heuristic) and k chosen by coverage
+#' fit <- facility_greedy(iris[1:4], coverage = 0.8, threads = 1)
+#' fit
+#' as.data.frame(fit)
+#' table(predict(fit, iris[1:4])$facility, iris$Species)
 facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
-                            sigma = 20, similarity = NULL, verbose = FALSE,
+                            sigma = NULL, similarity = NULL, verbose = FALSE,
                             control = facility_control(), candidates = NULL,
                             weights = NULL, initial = NULL, cost = NULL,
-                            budget = NULL, cl = NULL, ...) {
+                            budget = NULL, cl = NULL, coverage = NULL, ...) {
   check_dots_empty(...)
   has_points <- !missing(X) && !is.null(X)
   verbose <- check_flag(verbose, "verbose")
+  coverage <- check_coverage(coverage)
   if (!is.null(cl))   # distributed GreeDi, R/greedi.R
     return(facility_greedi(if (has_points) X, k, mode, threads, sigma, control, cl, weights,
                            list(similarity = similarity, candidates = candidates,
                                 initial = initial, cost = cost, budget = budget,
-                                verbose = if (verbose) TRUE)))
+                                coverage = coverage, verbose = if (verbose) TRUE)))
   if (!has_points && is.null(similarity))
     abort_argument("X", "must be given unless `similarity` is")
+  input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   if (is.null(mode))   # the features only the exact modes honour pick "dc"
-    mode <- if (is.null(similarity) && is.null(budget) && is.null(cost)) "nhpc" else "dc"
+    mode <- if (input$source == "points" && is.null(budget) && is.null(cost)) "nhpc" else "dc"
   mode <- check_choice(mode, facility_modes(), "mode")
   threads <- resolve_threads(threads)
-  sigma <- check_sigma(sigma)
   if (!inherits(control, "facility_control"))
     abort_argument("control", "must be made by facility_control()")
 
-  problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates,
+  problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
                               weights, initial)
   if (is.null(problem$x) && mode %in% facility_modes("matrix-free"))
-    abort_argument("mode", sprintf("\"%s\" needs points `X`; with only a `similarity` matrix use \"g\", \"c\" or \"dc\"", mode))
+    abort_argument("mode", sprintf("\"%s\" needs points `X`; with only a `similarity` matrix or a `dist` use \"g\", \"c\" or \"dc\"", mode))
   check_features(mode, problem, cost, budget)
   if (length(problem$initial) == problem$m)
     abort_argument("initial", sprintf("must leave a candidate to select; it holds all %d", problem$m))
-  if (!is.null(budget) && (missing(k) || is.null(k))) k <- problem$m - length(problem$initial)
+  if (missing(k)) k <- NULL
+  if (!is.null(coverage)) k <- coverage_k(coverage, k, mode, problem, cost, budget)
+  if (!is.null(budget) && is.null(k)) k <- problem$m - length(problem$initial)
   k <- check_count(k, "k", max = problem$m - length(problem$initial))
   problem <- add_budget(problem, cost, budget)
-  ctrl <- solver_control(control, mode, k, threads, verbose)
+  total <- objective_all(problem, input, threads, needed = !is.null(coverage))
+  target <- coverage_target(coverage, total)
+  ctrl <- solver_control(control, mode, k, threads, verbose, target)
   bytes <- .Call(C_facloc_solve_bytes, problem, ctrl)
   check_memory(bytes, sprintf("mode \"%s\" on %d clients and %d candidates", mode,
                               problem$n, problem$m),
@@ -220,15 +258,18 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   seconds <- proc.time()[["elapsed"]] - started
   check_status(out$status, sprintf("facility_greedy(mode = \"%s\")", mode))
 
-  fit <- new_facility_greedy(out, problem, mode, threads, k, sigma, seconds, control)
+  fit <- new_facility_greedy(out, problem, mode, threads, k, input, seconds, control)
+  fit$objective_all <- total
+  fit["coverage"] <- list(coverage)
   if (!is.null(problem$cost)) fit <- add_budget_result(fit, problem, out)
-  fit
+  warn_coverage(fit, target)
 }
 
 #' Settings of the relaxed solvers
 #'
 #' @param batch Most facilities committed per round by the matrix-free
-#'   modes; `NULL` means the specification's `max(1, floor(k / 20))`. A
+#'   modes; `NULL` means the specification's `max(1, floor(k / 20))`, or 1
+#'   with a `coverage` of [facility_greedy()], where `k` is only a cap. A
 #'   round's later picks must pass the overlap test described under `eps`,
 #'   whose bound is loose in high dimension: on the 13 benchmark presets (d
 #'   = 32, `sigma = 20`, k = 100, `batch` 5) no round of `"hc"`, `"hpc"` or
@@ -346,12 +387,15 @@ check_dots_empty <- function(...) {
   }
 }
 
-solver_control <- function(control, mode, k, threads, verbose) {
-  batch <- if (is.null(control$batch)) max(1L, k %/% 20L) else min(control$batch, k)
+# target: the f(S) at which to stop (coverage_target()), 0 for none.
+solver_control <- function(control, mode, k, threads, verbose, target = 0) {
+  batch <- if (!is.null(control$batch)) min(control$batch, k)
+           else if (target > 0) 1L else max(1L, k %/% 20L)
   list(mode = mode, k = k, threads = threads,
        batch = as.integer(batch), eps = control$eps, tau = control$tau,
        clusters = control$clusters, group_size = group_size(control, threads),
-       seed = as.double(control$seed), epsilon = control$epsilon, verbose = verbose)
+       seed = as.double(control$seed), epsilon = control$epsilon, verbose = verbose,
+       target = as.double(target))
 }
 
 group_size <- function(control, threads) {
@@ -382,6 +426,7 @@ facility_problem <- function(X, sigma, threads = 1L, similarity = NULL, candidat
   }
   sparse <- NULL
   if (!is.null(similarity)) {
+    sigma <- 1   # unused: the similarity replaces the kernel
     if (inherits(similarity, "sparseMatrix")) {
       sparse <- check_sparse_similarity(similarity)
     } else {
@@ -422,7 +467,7 @@ check_similarity <- function(similarity, arg = "similarity") {
   similarity
 }
 
-new_facility_greedy <- function(out, problem, mode, threads, k, sigma, seconds, control) {
+new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, control) {
   facilities <- NULL
   if (!is.null(problem$x)) {
     points <- if (is.null(problem$y)) problem$x else problem$y
@@ -431,8 +476,8 @@ new_facility_greedy <- function(out, problem, mode, threads, k, sigma, seconds, 
   structure(list(
     selected = out$selected, gains = out$gains, objective = out$objective,
     bound = out$bound, mode = mode, threads = threads, k = k,
-    sigma = if (from_similarity(problem)) NA_real_ else sigma,
-    seconds = seconds, evaluations = out$evaluations, pairs = out$pairs,
+    sigma = input$sigma, sigma_rule = input$sigma_rule, source = input$source,
+    labels = input$labels, seconds = seconds, evaluations = out$evaluations, pairs = out$pairs,
     rounds = out$rounds, n = problem$n, m = problem$m,
     initial = if (is.null(problem$initial)) integer() else problem$initial + 1L,
     facilities = facilities, control = control,
@@ -450,6 +495,10 @@ new_facility_greedy <- function(out, problem, mode, threads, k, sigma, seconds, 
 #' @param similarity Optional precomputed similarity, as for
 #'   [facility_greedy()]: when given, \eqn{s_{ij}} is read from it instead
 #'   of the kernel of `X`.
+#' @param sigma Kernel width, as for [facility_greedy()]: `NULL` (the
+#'   default) takes the median heuristic of [facility_sigma()] on `X`, the
+#'   width of a [facility_greedy()] result with the default, so
+#'   `facility_objective(X, fit$selected)` reproduces `fit$objective`.
 #' @param selected Indices (1-based) of the candidates in S, no duplicates.
 #' @return \eqn{f(S)}, a number.
 #' @export
@@ -457,15 +506,18 @@ new_facility_greedy <- function(out, problem, mode, threads, k, sigma, seconds, 
 #' X <- matrix(rnorm(200), ncol = 2)
 #' fit <- facility_greedy(X, k = 3, mode = "g", sigma = 1)
 #' all.equal(facility_objective(X, fit$selected, sigma = 1), fit$objective)
-facility_objective <- function(X, selected, sigma = 20, similarity = NULL,
+#' fit <- facility_greedy(X, k = 3, mode = "g")   # the median heuristic
+#' all.equal(facility_objective(X, fit$selected), fit$objective)
+facility_objective <- function(X, selected, sigma = NULL, similarity = NULL,
                                candidates = NULL, weights = NULL,
                                threads = facloc_threads()) {
   has_points <- !missing(X) && !is.null(X)
   if (!has_points && is.null(similarity))
     abort_argument("X", "must be given unless `similarity` is")
-  sigma <- check_sigma(sigma)
+  input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   threads <- resolve_threads(threads)
-  problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates, weights)
+  problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
+                              weights)
   selected <- check_indices(selected, problem$m, "selected", allow_empty = TRUE)
   out <- .Call(C_facloc_objective, problem, selected - 1L, threads)
   check_status(out$status, "facility_objective()")

@@ -25,9 +25,11 @@
 #' objectives, the union's, which answer won and the bytes moved; its
 #' `evaluations` and `pairs` add up every worker's and the calling
 #' session's, `seconds` is the whole run and `rounds` those of the answer's
-#' last stage. Only `X`, `k`, `mode`, `sigma`, `weights`, `threads` and
-#' `control` apply; the other arguments (`verbose = TRUE` too) raise an
-#' error of class `facloc_error_unsupported`.
+#' last stage. Only `X` (points), `k`, `mode`, `sigma`, `weights`, `threads` and
+#' `control` apply; the other arguments (`coverage` and `verbose = TRUE`
+#' too) raise an error of class `facloc_error_unsupported`. The default
+#' `sigma` is the median heuristic on all the rows, computed before they
+#' are split.
 #' @param cl `NULL` (default) to run in this session, or a cluster from the
 #'   `parallel` package, or a number of local workers, to run GreeDi (see
 #'   the section "Distributed greedy").
@@ -48,12 +50,15 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
     facloc_abort(sprintf("`%s` is not supported with `cl`: GreeDi takes points `X` and optional `weights` only; drop `cl` to use it",
                          used[1]), "facloc_error_unsupported", arg = used[1])
   if (is.null(X)) abort_argument("X", "must be given with `cl`")
+  if (inherits(X, "dist"))
+    abort_argument("X", "must be points with `cl`, not a `dist`: the workers are sent rows")
   X <- check_points(X, "X")
   n <- nrow(X)
   if (is.null(mode)) mode <- "nhpc"
   mode <- check_choice(mode, facility_modes(), "mode")
   threads <- resolve_threads(threads)
-  sigma <- check_sigma(sigma)
+  sigma_rule <- if (is.null(sigma)) "median heuristic" else "given"
+  sigma <- resolve_sigma(sigma, X)   # on all the rows: every part uses the same
   if (!inherits(control, "facility_control"))
     abort_argument("control", "must be made by facility_control()")
   k <- check_count(k, "k", max = n)
@@ -94,6 +99,9 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   best$mode <- mode
   best$m <- n
   best$bound <- NA_real_
+  best$sigma_rule <- sigma_rule
+  best$labels <- rownames(X)
+  best$objective_all <- if (is.null(weights)) as.double(n) else sum(weights)
   best$threads <- threads
   best$k <- k
   best$seconds <- proc.time()[["elapsed"]] - started

@@ -22,7 +22,9 @@
 #' @param k Number of neighbours kept per client, from 1 to the number of
 #'   candidates. Clients are their own nearest candidates when `candidates`
 #'   is `NULL`.
-#' @param sigma Kernel width \eqn{\sigma}, a positive number.
+#' @param sigma Kernel width \eqn{\sigma}, a positive number, or `NULL`
+#'   (the default) for the median heuristic of [facility_sigma()] on `X`,
+#'   as in [facility_greedy()].
 #' @param candidates Optional matrix of candidate sites with the columns of
 #'   `X`; default: the clients themselves.
 #' @param threads Number of threads, by default [facloc_threads()].
@@ -39,7 +41,7 @@
 #'   fit <- facility_greedy(similarity = S, k = 5, mode = "dc", threads = 1)
 #'   fit$selected
 #' }
-knn_similarity <- function(X, k = 20, sigma = 20, candidates = NULL,
+knn_similarity <- function(X, k = 20, sigma = NULL, candidates = NULL,
                            threads = facloc_threads()) {
   if (!requireNamespace("Matrix", quietly = TRUE))
     facloc_abort("knn_similarity() needs the Matrix package", "facloc_error_unsupported")
@@ -56,7 +58,7 @@ knn_similarity <- function(X, k = 20, sigma = 20, candidates = NULL,
   k <- check_count(k, "k", max = m)
   if (as.double(n) * k > .Machine$integer.max)
     abort_argument("k", sprintf("gives %.0f non-zeros, more than a dgCMatrix holds", as.double(n) * k))
-  sigma <- check_sigma(sigma)
+  sigma <- resolve_sigma(sigma, X)
   threads <- resolve_threads(threads)
   nnz <- as.double(n) * k
   bytes <- 24 * nnz + .Call(C_facloc_knn_bytes, m, ncol(X), k, threads)

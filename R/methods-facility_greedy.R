@@ -9,12 +9,32 @@ print.facility_greedy <- function(x, ...) {
               if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
   cat(sprintf("  f(S) = %.6g, bound = %.6g (f(S) / bound = %.4f)\n",
               x$objective, x$bound, certificate(x)))
+  cat(kernel_line(x), coverage_line(x), sep = "")
   if (!is.null(x$budget))
     cat(sprintf("  budget = %.6g, spent %.6g (%s rule)\n", x$budget, x$spent, x$rule))
   cat(sprintf("  %.3g s, %.0f gain evaluations\n", x$seconds, x$evaluations))
   shown <- utils::head(x$selected, 10L)
   cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
   invisible(x)
+}
+
+# "sigma = 0.82 (median heuristic)": the kernel's width and how it was chosen.
+kernel_line <- function(x, prefix = "  ") {
+  if (is.null(x$sigma) || is.na(x$sigma)) return(character())
+  sprintf("%ssigma = %.4g (%s)\n", prefix, x$sigma,
+          if (is.null(x$sigma_rule) || is.na(x$sigma_rule)) "given" else x$sigma_rule)
+}
+
+# "f(S) / f(V) = 0.9 (coverage 0.9 asked)" where f(V) is known.
+coverage_line <- function(x, prefix = "  ") {
+  if (is.null(x$objective_all) || is.na(x$objective_all)) return(character())
+  sprintf("%sf(S) / f(V) = %.4f%s\n", prefix, coverage_share(x$objective, x),
+          if (is.null(x$coverage)) "" else sprintf(" (coverage %g asked)", x$coverage))
+}
+
+coverage_share <- function(f, x) {
+  if (is.null(x$objective_all)) return(rep(NA_real_, length(f)))
+  if (isTRUE(x$objective_all == 0)) rep(1, length(f)) else f / x$objective_all
 }
 
 certificate <- function(x) {
@@ -26,22 +46,22 @@ certificate <- function(x) {
 #'
 #' @param object A `facility_greedy` result.
 #' @param ... Unused.
-#' @return An object of class `summary.facility_greedy`: the settings, the
-#'   objective, its bound and certificate `objective / bound`, the work done
-#'   and a table of the picks (`order`, `selected`, `gain`, `objective` so
-#'   far), and with a budget (see [facility_greedy()]) `budget`, `spent`
-#'   and `rule`, else `NULL`.
+#' @return An object of class `summary.facility_greedy`: the settings
+#'   (`sigma` and `sigma_rule` among them), the objective, its bound and
+#'   certificate `objective / bound`, \eqn{f(V)} (`objective_all`) and the
+#'   `coverage` asked for, the work done and the table of the picks of
+#'   [as.data.frame.facility_greedy()], and with a budget (see
+#'   [facility_greedy()]) `budget`, `spent` and `rule`, else `NULL`.
 #' @export
 summary.facility_greedy <- function(object, ...) {
-  start <- object$objective - sum(object$gains)
-  picks <- data.frame(order = seq_along(object$selected), selected = object$selected,
-                      gain = object$gains, objective = start + cumsum(object$gains))
   structure(list(mode = object$mode, threads = object$threads, n = object$n,
-                 m = object$m, k = object$k, objective = object$objective,
+                 m = object$m, k = object$k, sigma = object$sigma,
+                 sigma_rule = object$sigma_rule, objective_all = object$objective_all,
+                 coverage = object$coverage, objective = object$objective,
                  bound = object$bound, certificate = certificate(object),
                  seconds = object$seconds, evaluations = object$evaluations,
                  pairs = object$pairs, budget = object$budget, spent = object$spent,
-                 rule = object$rule, picks = picks),
+                 rule = object$rule, picks = as.data.frame(object)),
             class = "summary.facility_greedy")
 }
 
@@ -55,6 +75,7 @@ print.summary.facility_greedy <- function(x, ...) {
   else
     cat(sprintf("f(S): %.6g  upper bound: %.6g  certified within %.2f%% of optimal\n",
                 x$objective, x$bound, 100 * (1 - x$certificate)))
+  cat(kernel_line(x, "Kernel width: "), coverage_line(x, "Coverage: "), sep = "")
   if (!is.null(x$budget))
     cat(sprintf("Budget: %.6g  spent: %.6g  rule: %s\n", x$budget, x$spent, x$rule))
   cat(sprintf("Time: %.3g s  gain evaluations: %.0f  kernel evaluations: %.0f\n",
@@ -63,6 +84,39 @@ print.summary.facility_greedy <- function(x, ...) {
   print(utils::head(x$picks, 10L), row.names = FALSE)
   if (nrow(x$picks) > 10L) cat(sprintf("... and %d more\n", nrow(x$picks) - 10L))
   invisible(x)
+}
+
+#' The picks of a facility location result as a data frame
+#'
+#' @param x A `facility_greedy` result.
+#' @param row.names,optional Unused (the rows are the picks, in order).
+#' @param ... Unused.
+#' @return A data frame with one row per pick, in selection order:
+#'   \item{order}{Position in the selection, 1, 2, ...}
+#'   \item{index}{Index of the pick among the candidates (`x$selected`).}
+#'   \item{name}{Its name, when the candidates have names (row names of
+#'     `X` or `candidates`, column names of `similarity`, labels of a
+#'     `dist`); absent otherwise.}
+#'   \item{gain}{Its marginal gain when it was made.}
+#'   \item{objective}{\eqn{f(S)} after it, the `initial` facilities
+#'     included.}
+#'   \item{coverage}{That \eqn{f(S)} as a share of \eqn{f(V)}, the
+#'     objective with every candidate open (`x$objective_all`); `NA` where
+#'     \eqn{f(V)} is not known (points with separate `candidates` and no
+#'     `coverage` asked for).}
+#' @seealso [facility_greedy()], [summary.facility_greedy()]
+#' @export
+#' @examples
+#' fit <- facility_greedy(faithful, coverage = 0.9, threads = 1)
+#' head(as.data.frame(fit))
+as.data.frame.facility_greedy <- function(x, row.names = NULL, optional = FALSE, ...) {
+  objective <- x$objective - sum(x$gains) + cumsum(x$gains)
+  out <- data.frame(order = seq_along(x$selected), index = x$selected)
+  if (!is.null(x$labels)) out$name <- x$labels[x$selected]
+  out$gain <- x$gains
+  out$objective <- objective
+  out$coverage <- coverage_share(objective, x)
+  out
 }
 
 #' Plot a facility location result

@@ -16,6 +16,10 @@
 #' them); that speed is part of what the ratio measures.
 #'
 #' @inheritParams facility_greedy
+#' @param X Numeric matrix or all-numeric data frame, one point per row.
+#' @param sigma Kernel width \eqn{\sigma}, a positive number; the
+#'   specification's 20 by default, as in the benchmarks (the time hardly
+#'   depends on it).
 #' @param repeats Number of timed passes; the fastest is returned.
 #' @return The elapsed seconds of the fastest pass, a number with
 #'   attributes `pairs` (\eqn{n^2}), `threads` (after capping) and `gains`

@@ -18,6 +18,12 @@
 #' itself to assign the clients). Only the columns of the open facilities
 #' are read; entries not stored in a sparse matrix are 0.
 #'
+#' For a result computed from a `dist` object, `newdata` holds distances
+#' to the candidates: the `dist` itself (to assign the clients) or a
+#' non-negative matrix with one row per point and one column per
+#' candidate; they are turned into similarities by the kernel with the
+#' result's `sigma`, as the `dist` was.
+#'
 #' @param object A `facility_greedy` result.
 #' @param newdata Points (see Details), required.
 #' @param threads Number of threads, by default [facloc_threads()].
@@ -40,7 +46,9 @@ predict.facility_greedy <- function(object, newdata, threads = facloc_threads(),
   if (missing(newdata) || is.null(newdata))
     abort_argument("newdata", "is required: the points to assign (pass the clients to assign them)")
   open <- c(object$initial, object$selected)
-  if (is.na(object$sigma)) {   # optimised on a similarity: no kernel to apply
+  if (identical(object$source, "dist")) {
+    best <- most_similar_column(distance_similarity(newdata, object$sigma), open, object$m)
+  } else if (is.na(object$sigma)) {   # optimised on a similarity: no kernel to apply
     best <- most_similar_column(newdata, open, object$m)
   } else {
     best <- nearest_facility(newdata, rbind(object$initial_facilities, object$facilities),
@@ -61,6 +69,14 @@ nearest_facility <- function(newdata, facilities, sigma, threads) {
   out <- .Call(C_facloc_nearest, t(points), t(facilities), sigma, threads)
   check_status(out$status, "predict()")
   out
+}
+
+# Distances to the candidates (a dist or a matrix) as kernel similarities.
+distance_similarity <- function(newdata, sigma) {
+  if (inherits(newdata, "dist"))
+    return(dist_similarity(check_dist(newdata, "newdata"), sigma))
+  D <- check_similarity(newdata, "newdata")
+  exp(-(D * D) * (1 / (2 * sigma * sigma)))
 }
 
 # Column of `open` with the largest entry in each row of a similarity

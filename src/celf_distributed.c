@@ -46,6 +46,7 @@ int fl_solve_dc(const fl_problem *p, const fl_control *c, fl_result *res)
   int status = FL_OK;
   for (int round = 0; round < c->k; round++) {
     if (fl_interrupted(c)) { status = FL_INTERRUPTED; break; }
+    if (fl_reached(c, fl_state_objective(&s))) break;
     double evaluations = 0.0;
     /* Heaps are handed out by a loop, not by thread id, so every heap is
      * served even if the runtime grants fewer threads than asked. */
@@ -62,7 +63,7 @@ FL_OMP(parallel for num_threads(nheaps) schedule(static, 1) reduction(+:evaluati
     fl_state_select(&s, win.idx, win.key, res);
     fl_progress(c, round + 1, res->nselected, fl_state_objective(&s));
   }
-  fl_celf_finish(&s, hp, nheaps, bound0, c->k, res);
+  fl_celf_finish(&s, hp, nheaps, bound0, fl_bound_k(c, res), res);
   free(entries); free(heaps); free(hp);
   fl_state_free(&s);
   return status;

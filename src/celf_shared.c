@@ -64,15 +64,16 @@ int fl_solve_c(const fl_problem *p, const fl_control *c, fl_result *res)
   int status = FL_OK;
   for (int round = 0; round < c->k && h.size > 0; round++) {
     if (fl_interrupted(c)) { status = FL_INTERRUPTED; break; }
+    if (fl_reached(c, fl_state_objective(&s))) break;
     fl_entry win = shared_round(&s, &h, &lock, round);
     if (win.idx < 0) break;
     fl_state_select(&s, win.idx, win.key, res);
     fl_progress(c, round + 1, res->nselected, fl_state_objective(&s));
   }
   fl_lock_destroy(&lock);
-  if (status == FL_OK) fl_celf_refresh_tops(&s, &h, c->k, c->k);
+  if (status == FL_OK) fl_celf_refresh_tops(&s, &h, fl_bound_k(c, res), c->k);
   fl_heap *heaps[1] = { &h };
-  fl_celf_finish(&s, heaps, 1, bound0, c->k, res);
+  fl_celf_finish(&s, heaps, 1, bound0, fl_bound_k(c, res), res);
   free(entries);
   fl_state_free(&s);
   return status;

@@ -71,6 +71,7 @@ typedef struct {
   fl_progress_fn progress;
   void *callback_ctx;
   double epsilon;     /* stochastic greedy: (m/k) log(1/epsilon) samples a step */
+  double target;      /* stop once f(S) >= target; 0: none */
 } fl_control;
 
 typedef struct {

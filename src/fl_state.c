@@ -159,6 +159,16 @@ int fl_interrupted(const fl_control *c)
   return c->interrupted && c->interrupted(c->callback_ctx);
 }
 
+int fl_reached(const fl_control *c, double f)
+{
+  return c->target > 0.0 && f >= c->target;
+}
+
+int fl_bound_k(const fl_control *c, const fl_result *res)
+{
+  return c->target > 0.0 ? res->nselected : c->k;
+}
+
 void fl_progress(const fl_control *c, int round, int nsel, double objective)
 {
   if (c->progress) c->progress(c->callback_ctx, round, nsel, objective);

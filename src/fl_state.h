@@ -37,6 +37,11 @@ double fl_topk_sum(double *v, int n, int k);
 
 /* Interrupt and progress callbacks; safe when unset. */
 int fl_interrupted(const fl_control *c);
+/* Has f(S) = f reached the coverage target (never without one)? */
+int fl_reached(const fl_control *c, double f);
+/* The k of the final bound: with a target, the number selected, so the
+ * bound is for sets of the size returned. */
+int fl_bound_k(const fl_control *c, const fl_result *res);
 void fl_progress(const fl_control *c, int round, int nsel, double objective);
 
 /* Bytes of the dense n x m matrix. */

@@ -32,8 +32,10 @@ FL_OMP(parallel for num_threads(c->threads) schedule(static))
     }
     if (best < 0) break;
     double f = fl_state_objective(&s);
-    double b = f + fl_topk_sum(open, nopen, c->k);
+    int reached = fl_reached(c, f);   /* then bound sets of the size selected */
+    double b = f + fl_topk_sum(open, nopen, reached ? res->nselected : c->k);
     if (bound < 0 || b < bound) bound = b;
+    if (reached) break;
     fl_state_select(&s, best, gain[best], res);
     fl_progress(c, round + 1, res->nselected, f + gain[best]);
   }

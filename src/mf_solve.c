@@ -28,6 +28,7 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
 {
   for (int round = 0; r->nselected < r->k; round += r->npick > 0) {
     if (fl_interrupted(c)) return FL_INTERRUPTED;
+    if (fl_reached(c, f)) break;
     fl_mf_round_start(r, round);
     r->cfg->round(r);
     if (r->npick == 0) {
@@ -91,7 +92,10 @@ int fl_mf_solve(const fl_problem *p, const fl_control *c, const fl_mf_config *g,
   status = fl_mf_first_gains(&r, nopen, p->ninitial > 0);
   if (status == FL_OK) status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
   res->objective = fl_clusters_objective(&r.cl);
-  if (status == FL_OK) res->bound = final_bound(&r, p, res->objective, bound0);
+  if (status == FL_OK) {
+    r.k = fl_bound_k(c, res);   /* a bound for sets of the size selected */
+    res->bound = final_bound(&r, p, res->objective, bound0);
+  }
   count_work(&r, res);
   fl_mf_free(&r);
   return status;

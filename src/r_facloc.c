@@ -44,6 +44,7 @@ static fl_control control_from_list(SEXP control)
   c.group_size = fl_r_int(control, "group_size");
   c.seed = (unsigned int) fl_r_double(control, "seed");
   c.epsilon = fl_r_double(control, "epsilon");
+  c.target = fl_r_double(control, "target");
   return c;
 }
 

@@ -197,6 +197,7 @@ static int run(fl_state *s, reach_index *r, const fl_control *c, int *pool,
   fl_rng_seed(&rng, (uint64_t) c->seed);
   for (int round = 0; round < c->k && npool > 0; round++) {
     if (fl_interrupted(c)) return FL_INTERRUPTED;
+    if (fl_reached(c, fl_state_objective(s))) break;
     int size = sample < npool ? sample : npool;
     draw_sample(&rng, pool, npool, size);
     if (r) reach_update(r, s->cover, p->inv2s2, p->n, c->threads);

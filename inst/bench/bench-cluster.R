@@ -50,7 +50,7 @@ for (P in 1:2) {
 Y <- facility_data("large", n = n_fl)
 single <- NULL
 for (P in 1:2) {
-  t <- system.time(fit <- facility_greedy(Y, k, mode = "nhpc", threads = P))[["elapsed"]]
+  t <- system.time(fit <- facility_greedy(Y, k, mode = "nhpc", threads = P, sigma = 20))[["elapsed"]]
   if (P == 1) single <- fit
   add(task = "facility_greedy", n = n_fl, how = "threads", P = P, seconds = t,
       setup_bytes = 0, epoch_bytes = 0, epochs = NA, iterations = NA,
@@ -59,7 +59,7 @@ for (P in 1:2) {
 }
 for (P in 1:2) {
   cl <- parallel::makePSOCKcluster(P)
-  t <- system.time(fit <- facility_greedy(Y, k, mode = "nhpc", threads = 1, cl = cl))[["elapsed"]]
+  t <- system.time(fit <- facility_greedy(Y, k, mode = "nhpc", threads = 1, sigma = 20, cl = cl))[["elapsed"]]
   parallel::stopCluster(cl)
   add(task = "facility_greedy", n = n_fl, how = "workers", P = P, seconds = t,
       setup_bytes = fit$greedi$bytes_sent, epoch_bytes = fit$greedi$bytes_received,

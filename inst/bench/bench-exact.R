@@ -11,7 +11,7 @@ options(facloc.memory_limit = 16 * 2^30)
 
 one_run <- function(preset, mode, threads, k = 100) {
   X <- facility_data(preset)
-  run <- facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = threads))
+  run <- facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = threads, sigma = 20))
   fit <- run$value
   data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, mode = mode,
              threads = fit$threads, seconds = run$seconds,

@@ -51,7 +51,7 @@ stochastic_run <- function(mode, threads, seed, epsilon) {
   X <- facility_data("large", n = large_n)
   control <- facility_control(seed = seed, epsilon = epsilon)
   run <- facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = threads,
-                                              control = control))
+                                              sigma = 20, control = control))
   fit <- run$value
   data.frame(preset = "large", n = nrow(X), k = k, mode = mode, threads = fit$threads,
              seed = seed, epsilon = if (mode == "stochastic") epsilon else NA,
@@ -142,7 +142,7 @@ part_quality <- function() {
     X <- facility_data(preset, n = quality_n)
     greedy <- facloc:::exact_reference(X, k, sigma = 20, threads = 2)
     f <- vapply(seq_len(seeds), function(seed)
-      facility_greedy(X, k, mode = "stochastic", threads = 2,
+      facility_greedy(X, k, mode = "stochastic", threads = 2, sigma = 20,
                       control = facility_control(seed = seed, epsilon = 0.01))$objective, 0)
     W <- exp(-as.matrix(stats::dist(X))^2 / (2 * 20^2))
     fr <- vapply(seq_len(seeds), function(seed) reference_stochastic(W, k, 0.01, seed), 0)

@@ -36,7 +36,7 @@ mode_rows <- function(preset, n, mode, threads, k = 100) {
   reps <- if (mode %in% c("hc", "hpc", "nhpc") && n <= 30000)
     as.integer(Sys.getenv("FACLOC_BENCH_REPS", "11")) else 1L
   runs <- interleaved_runs(threads, reps, function(t)
-    facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = t)))
+    facloc:::measure_run(facility_greedy(X, k, mode = mode, threads = t, sigma = 20)))
   do.call(rbind, lapply(runs, function(runs) {
     fit <- runs[[1]]$value
     seconds <- vapply(runs, function(run) run$seconds, 0)

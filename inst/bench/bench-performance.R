@@ -39,9 +39,10 @@ side_by_side <- function(preset, n, k = 100) {
   passes <- numeric()
   time_pass <- function() passes <<- c(passes, as.numeric(facility_pass_time(X, threads = 1)))
   time_pass()
-  greedy <- facility_greedy(X, k, mode = "nhpc", threads = max(thread_set), control = exact)
+  greedy <- facility_greedy(X, k, mode = "nhpc", threads = max(thread_set), sigma = 20,
+                            control = exact)
   reps <- as.integer(Sys.getenv("FACLOC_BENCH_REPS", "11"))
-  run <- function(threads) facility_greedy(X, k, mode = "nhpc", threads = threads)
+  run <- function(threads) facility_greedy(X, k, mode = "nhpc", threads = threads, sigma = 20)
   first <- interleaved_runs(thread_set, ceiling(reps / 2), run)
   time_pass()
   second <- interleaved_runs(thread_set, reps - ceiling(reps / 2), run)
@@ -67,7 +68,7 @@ side_by_side <- function(preset, n, k = 100) {
 
 memory_only <- function(preset, n, k = 100) {
   X <- facility_data(preset, n = n)
-  run <- facloc:::measure_run(facility_greedy(X, k, mode = "nhpc", threads = 2))
+  run <- facloc:::measure_run(facility_greedy(X, k, mode = "nhpc", threads = 2, sigma = 20))
   fit <- run$value
   data.frame(preset = preset, n = nrow(X), d = ncol(X), k = k, threads = fit$threads,
              pass_seconds = NA_real_, all_pass_seconds = NA_character_, seconds = run$seconds,

@@ -10,3 +10,12 @@ exact_cases <- function() {
     wide = list(X = matrix(rnorm(80 * 8, sd = 2), 80, 8), sigma = 3, k = 12)
   )
 }
+
+# Settings under which `mode` is plain greedy: the matrix-free modes without
+# relaxations, "stochastic" sampling every candidate.
+greedy_control <- function(mode) {
+  if (mode %in% facility_modes("matrix-free"))
+    return(facility_control(batch = 1, eps = 0, tau = 1))
+  if (mode == "stochastic") return(facility_control(epsilon = 0))
+  facility_control()
+}

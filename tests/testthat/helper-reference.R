@@ -90,3 +90,30 @@ ref_assign <- function(W, open) {
   index <- max.col(S, ties.method = "first")
   list(index = index, similarity = S[cbind(seq_len(nrow(S)), index)])
 }
+
+# The median heuristic: the median Euclidean distance over the pairs of
+# rows of X (of the rows `seed` draws, when there are more than `rows`), the
+# distances summed coordinate by coordinate here, not by stats::dist().
+ref_median_width <- function(X, rows = 2000, seed = 1) {
+  X <- as.matrix(X)
+  if (nrow(X) > rows) {
+    old <- RNGkind("Mersenne-Twister", "Inversion", "Rejection")
+    on.exit(RNGkind(old[1], old[2], old[3]))
+    set.seed(seed)
+    X <- X[sort(sample.int(nrow(X), rows)), , drop = FALSE]
+  }
+  pairs <- which(upper.tri(diag(nrow(X))), arr.ind = TRUE)
+  stats::median(sqrt(rowSums((X[pairs[, 1], , drop = FALSE] - X[pairs[, 2], , drop = FALSE])^2)))
+}
+
+# Submodular cover by greedy: the shortest prefix of plain-R greedy whose
+# f(S) reaches q f(V), f(V) the objective of every candidate.
+ref_cover <- function(W, q, weights = rep(1, nrow(W)), initial = integer()) {
+  full <- ref_greedy(W, ncol(W) - length(initial), weights, initial)
+  target <- q * ref_objective(W, seq_len(ncol(W)), weights)
+  f <- vapply(seq_along(full$selected), function(t)
+    ref_objective(W, c(initial, full$selected[seq_len(t)]), weights), 0)
+  t <- which(f >= target)[1]
+  list(selected = full$selected[seq_len(t)], gains = full$gains[seq_len(t)],
+       objective = f[t], total = target / q)
+}

@@ -133,7 +133,6 @@ greedy_cases <- list(
   bad("sigma Inf", function() fg(X0, 2, mode = "g", sigma = Inf), "sigma"),
   bad("sigma character", function() fg(X0, 2, mode = "g", sigma = "1"), "sigma"),
   bad("sigma length 2", function() fg(X0, 2, mode = "g", sigma = c(1, 2)), "sigma"),
-  bad("sigma NULL", function() fg(X0, 2, mode = "g", sigma = NULL), "sigma"),
   bad("sigma so tiny 2 sigma^2 underflows", function() fg(X0, 2, mode = "g", sigma = 1e-300), "sigma"),
   bad("sigma so huge 2 sigma^2 overflows", function() fg(X0, 2, mode = "g", sigma = 1e300), "sigma"),
   good("sigma tiny but representable", function() fg(X0, 3, mode = "c", sigma = 1e-150),

@@ -37,7 +37,7 @@ test_that("facility_benchmark() returns one typed row per run", {
   expect_equal(bench$quality, rep(1, nrow(bench)))
   for (p in c("small", "heavy_skew")) {
     X <- facility_data(p, n = 120)
-    fit <- facility_greedy(X, 5, mode = "g", threads = 1)
+    fit <- facility_greedy(X, 5, mode = "g", threads = 1, sigma = 20)
     expect_equal(bench$objective[bench$preset == p], rep(fit$objective, 2 * 2 * length(threads)))
     g1 <- bench$preset == p & bench$mode == "g" & bench$threads == 1L
     expect_equal(bench$bound_ratio[g1], rep(fit$objective / fit$bound, 2))

@@ -3,13 +3,6 @@
 # helper-reference.R, in every mode that accepts each feature, at 1 and 2
 # threads.
 
-# Settings under which each mode is plain greedy.
-exact_control <- function(mode) {
-  if (mode %in% c("hc", "hpc", "nhpc")) return(facility_control(batch = 1, eps = 0, tau = 1))
-  if (mode == "stochastic") return(facility_control(epsilon = 0))
-  facility_control()
-}
-
 point_modes <- c("g", "c", "dc", "hc", "hpc", "nhpc", "stochastic")
 matrix_modes <- c("g", "c", "dc", "stochastic")
 
@@ -34,7 +27,7 @@ test_that("clients apart from candidates, weights and initial facilities match g
     ref <- do.call(ref_greedy, c(list(case$W, 6), case$ref))
     for (mode in point_modes) for (threads in 1:2) {
       fit <- do.call(facility_greedy, c(list(X, 6, mode = mode, threads = threads, sigma = 0.7,
-                                             control = exact_control(mode)), case$args))
+                                             control = greedy_control(mode)), case$args))
       expect_greedy(fit, ref, sprintf("%s, mode %s, %d threads", name, mode, threads))
       expect_identical(fit$initial, as.integer(case$args$initial))
     }
@@ -45,7 +38,7 @@ test_that("a rectangular similarity matrix alone gives the candidates", {
   ref <- ref_greedy(W_xy, 5, weights = w, initial = 3L)
   for (mode in matrix_modes) for (threads in 1:2) {
     fit <- facility_greedy(similarity = W_xy, k = 5, mode = mode, threads = threads,
-                           weights = w, initial = 3, control = exact_control(mode))
+                           weights = w, initial = 3, control = greedy_control(mode))
     expect_greedy(fit, ref, sprintf("mode %s, %d threads", mode, threads))
     expect_identical(c(fit$n, fit$m), c(60L, 25L))
   }
@@ -97,7 +90,7 @@ test_that("sparse and dense similarities with the same non-zeros give the same r
     ref <- do.call(ref_greedy, c(list(D, 5), if (length(args))
       list(weights = w, initial = c(4L, 9L))))
     for (mode in matrix_modes) for (threads in 1:2) {
-      common <- c(list(k = 5, mode = mode, threads = threads, control = exact_control(mode)), args)
+      common <- c(list(k = 5, mode = mode, threads = threads, control = greedy_control(mode)), args)
       sparse <- do.call(facility_greedy, c(list(similarity = S), common))
       dense <- do.call(facility_greedy, c(list(similarity = D), common))
       expect_identical(sparse$selected, dense$selected)

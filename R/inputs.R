@@ -1,0 +1,63 @@
+# What facility_greedy() and facility_objective() take as the source of the
+# similarities: points (a matrix or data frame), a similarity matrix, or a
+# `dist` object turned into a similarity matrix by the kernel.
+
+# list(X, similarity, sigma, sigma_rule, source, labels): the points (NULL
+# for a dist), the similarity to optimise (NULL for the kernel of X), the
+# kernel width (NA when a given similarity makes it irrelevant), how it was
+# chosen ("median heuristic" or "given"), the source and the candidates'
+# names.  sigma = NULL asks for the median heuristic of facility_sigma().
+facility_input <- function(X, sigma, similarity, candidates) {
+  rule <- if (is.null(sigma)) "median heuristic" else "given"
+  if (inherits(X, "dist")) {
+    if (!is.null(similarity))
+      abort_argument("similarity", "must be NULL when `X` is a `dist`, which gives the similarities")
+    if (!is.null(candidates))
+      abort_argument("candidates", "must be NULL when `X` is a `dist`: its points are the candidates")
+    D <- check_dist(X, "X")
+    sigma <- resolve_sigma(sigma, D)
+    return(list(X = NULL, similarity = dist_similarity(D, sigma), sigma = sigma,
+                sigma_rule = rule, source = "dist", labels = attr(D, "Labels")))
+  }
+  if (!is.null(similarity)) {
+    if (!is.null(sigma)) check_sigma(sigma)
+    return(list(X = X, similarity = similarity, sigma = NA_real_, sigma_rule = NA_character_,
+                source = "similarity", labels = colnames(similarity)))
+  }
+  X <- check_points(X, "X")
+  list(X = X, similarity = NULL, sigma = resolve_sigma(sigma, X), sigma_rule = rule,
+       source = "points", labels = rownames(if (is.null(candidates)) X else candidates))
+}
+
+check_dist <- function(D, arg) {
+  n <- attr(D, "Size")
+  if (!is.numeric(D) || !is.numeric(n) || length(n) != 1L || is.na(n) ||
+      length(D) != n * (n - 1) / 2)
+    abort_argument(arg, "must be a `dist` object as stats::dist() makes")
+  if (n < 1L) abort_argument(arg, "must hold at least one point")
+  if (!.Call(C_facloc_all_finite, as.double(D)))
+    abort_argument(arg, "must not contain NA, NaN or infinite distances")
+  if (any(D < 0)) abort_argument(arg, "must hold non-negative distances")
+  D
+}
+
+# The entries of D between the points `keep` (increasing), or all of them.
+dist_entries <- function(D, keep = NULL) {
+  if (is.null(keep)) return(as.vector(D))
+  n <- attr(D, "Size")
+  pair <- utils::combn(length(keep), 2L)
+  i <- keep[pair[1L, ]]
+  j <- keep[pair[2L, ]]
+  as.vector(D)[n * (i - 1) - i * (i - 1) / 2 + j - i]
+}
+
+# s_ij = exp(-d_ij^2 / (2 sigma^2)), the kernel of the points, as a dense
+# n x n matrix (1 on the diagonal).
+dist_similarity <- function(D, sigma) {
+  n <- attr(D, "Size")
+  check_memory(3 * 8 * as.double(n)^2, sprintf("a `dist` of %d points as a similarity matrix", n),
+               "pass the points `X` to a matrix-free mode instead")
+  S <- as.matrix(D)
+  dimnames(S) <- NULL
+  exp(-(S * S) * (1 / (2 * sigma * sigma)))
+}

@@ -1,0 +1,99 @@
+# The default kernel width: the median heuristic of facility_sigma(),
+# against the plain-R median of pairwise distances (helper-reference.R).
+
+test_that("the default sigma is the median pairwise distance, stated in the result", {
+  set.seed(5)
+  X <- matrix(rnorm(90 * 3, sd = 4), 90, 3)
+  width <- ref_median_width(X)
+  expect_equal(facility_sigma(X), width, tolerance = 1e-12)
+  for (mode in facility_modes()) {
+    fit <- facility_greedy(X, 4, mode = mode, threads = 1)
+    expect_equal(fit$sigma, width, tolerance = 1e-12)
+    expect_identical(fit$sigma_rule, "median heuristic")
+  }
+  given <- facility_greedy(X, 4, mode = "g", sigma = 2, threads = 1)
+  expect_identical(given$sigma, 2)
+  expect_identical(given$sigma_rule, "given")
+  expect_output(print(fit), sprintf("sigma = %.4g (median heuristic)", width), fixed = TRUE)
+  expect_output(print(summary(fit)), "Kernel width: sigma = .* \\(median heuristic\\)")
+  expect_output(print(given), "sigma = 2 (given)", fixed = TRUE)
+})
+
+test_that("the default picks are those of plain-R greedy with that sigma", {
+  set.seed(6)
+  X <- matrix(rnorm(70 * 2), 70, 2)
+  ref <- ref_greedy(ref_similarity(X, sigma = ref_median_width(X)), 6)
+  for (mode in c("g", "c", "dc")) for (threads in 1:2)
+    expect_greedy(facility_greedy(X, 6, mode = mode, threads = threads), ref,
+                  label = sprintf("%s, %d threads", mode, threads))
+  fit <- facility_greedy(X, 6, mode = "dc", threads = 1)
+  expect_equal(facility_objective(X, fit$selected, threads = 1), fit$objective,
+               tolerance = 1e-12)
+})
+
+test_that("above `rows` rows the median is taken on the seeded sample, RNG untouched", {
+  set.seed(8)
+  X <- matrix(runif(400 * 2), 400, 2)
+  expect_equal(facility_sigma(X, rows = 60), ref_median_width(X, rows = 60), tolerance = 1e-12)
+  expect_equal(facility_sigma(X, rows = 60, seed = 3), ref_median_width(X, rows = 60, seed = 3),
+               tolerance = 1e-12)
+  expect_false(isTRUE(all.equal(facility_sigma(X, rows = 60), facility_sigma(X, rows = 60, seed = 3))))
+  big <- matrix(rnorm(2600 * 2), 2600, 2)
+  expect_equal(facility_sigma(big), ref_median_width(big), tolerance = 1e-12)
+
+  set.seed(1234)
+  before <- .Random.seed
+  kinds <- RNGkind()
+  RNGkind("L'Ecuyer-CMRG")
+  set.seed(99)
+  lecuyer <- .Random.seed
+  first <- facility_sigma(X, rows = 60)
+  expect_identical(.Random.seed, lecuyer)
+  expect_identical(RNGkind()[1], "L'Ecuyer-CMRG")
+  RNGkind(kinds[1], kinds[2], kinds[3])
+  set.seed(1234)
+  expect_identical(facility_sigma(X, rows = 60), first)
+  expect_identical(.Random.seed, before)
+})
+
+test_that("scaling X by 1000 scales sigma by 1000 and keeps the picks", {
+  set.seed(9)
+  X <- matrix(rnorm(200 * 3), 200, 3)
+  for (mode in c("dc", "nhpc")) {
+    fit <- facility_greedy(X, 8, mode = mode, threads = 1)
+    big <- facility_greedy(1000 * X, 8, mode = mode, threads = 1)
+    expect_equal(big$sigma, 1000 * fit$sigma, tolerance = 1e-12)
+    expect_identical(big$selected, fit$selected)
+    expect_equal(big$objective, fit$objective, tolerance = 1e-9)
+  }
+})
+
+test_that("duplicate and identical rows give a usable width", {
+  X <- rbind(matrix(0, 30, 2), c(3, 4), c(6, 8))
+  # more than half the distances are 0: the median of the non-zero ones
+  expect_equal(facility_sigma(X), stats::median(c(rep(5, 30), rep(10, 30), 5)))
+  expect_identical(facility_sigma(matrix(1, 5, 2)), 1)
+  expect_identical(facility_sigma(matrix(1, 1, 2)), 1)
+  fit <- facility_greedy(matrix(1, 5, 2), 2, mode = "g", threads = 1)
+  expect_identical(fit$sigma, 1)
+})
+
+test_that("knn_similarity() and facility_objective() default to the same width", {
+  skip_if_not_installed("Matrix")
+  set.seed(10)
+  X <- matrix(rnorm(40 * 2), 40, 2)
+  W <- ref_similarity(X, sigma = ref_median_width(X))
+  S <- knn_similarity(X, k = 40, threads = 1)
+  expect_equal(as.matrix(S), W, tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(facility_objective(X, c(3, 17), threads = 1), ref_objective(W, c(3, 17)),
+               tolerance = 1e-12)
+})
+
+test_that("facility_sigma() validates its arguments", {
+  X <- matrix(rnorm(20), 10, 2)
+  expect_arg_error(facility_sigma(X, rows = 1), "rows")
+  expect_arg_error(facility_sigma(X, rows = NA), "rows")
+  expect_arg_error(facility_sigma(X, seed = 1.5), "seed")
+  expect_arg_error(facility_sigma("a"), "X")
+  expect_arg_error(facility_sigma(iris), "X", "Species")
+})
