@@ -111,8 +111,10 @@ facility_modes <- function(kind = NULL) {
 #'   number of candidates (less those in `initial`). With a `budget` or a
 #'   `coverage`, a cap on the number of picks that may be omitted.
 #' @param mode Solver generation, one of `"g"`, `"c"`, `"dc"`, `"hc"`,
-#'   `"hpc"`, `"nhpc"`, or `"stochastic"` (see Modes). `NULL` (the default) picks `"nhpc"` for points and
-#'   `"dc"` for a precomputed `similarity` or with a `budget` or `cost`.
+#'   `"hpc"`, `"nhpc"`, or `"stochastic"` (see Modes). `NULL` (the
+#'   default) picks the exact `"dc"` where the n x m similarity matrix has
+#'   at most 1e7 entries (80 MB), for a precomputed `similarity` or `dist`,
+#'   and with a `budget` or `cost`; `"nhpc"` for larger sets of points.
 #' @param threads Number of threads, by default [facloc_threads()]; capped at
 #'   the available processors.
 #' @param sigma Kernel width \eqn{\sigma}, a positive number, or `NULL`
@@ -225,15 +227,14 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   if (!has_points && is.null(similarity))
     abort_argument("X", "must be given unless `similarity` is")
   input <- facility_input(if (has_points) X, sigma, similarity, candidates)
-  if (is.null(mode))   # the features only the exact modes honour pick "dc"
-    mode <- if (input$source == "points" && is.null(budget) && is.null(cost)) "nhpc" else "dc"
-  mode <- check_choice(mode, facility_modes(), "mode")
   threads <- resolve_threads(threads)
   if (!inherits(control, "facility_control"))
     abort_argument("control", "must be made by facility_control()")
 
   problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
                               weights, initial)
+  if (is.null(mode)) mode <- default_mode(input$source, problem, budget, cost)
+  mode <- check_choice(mode, facility_modes(), "mode")
   if (is.null(problem$x) && mode %in% facility_modes("matrix-free"))
     abort_argument("mode", sprintf("\"%s\" needs points `X`; with only a `similarity` matrix or a `dist` use \"g\", \"c\" or \"dc\"", mode))
   check_features(mode, problem, cost, budget)
@@ -396,6 +397,16 @@ solver_control <- function(control, mode, k, threads, verbose, target = 0) {
        clusters = control$clusters, group_size = group_size(control, threads),
        seed = as.double(control$seed), epsilon = control$epsilon, verbose = verbose,
        target = as.double(target))
+}
+
+# Mode NULL: the exact "dc" where its n x m similarity matrix is small
+# (the relaxed modes' coverage pruning can cost about 1% of f(S) under a
+# wide kernel in low dimension, as on iris with the median heuristic) or
+# where only the exact modes serve the input; "nhpc" for large point sets.
+exact_default_cells <- 1e7
+default_mode <- function(source, problem, budget, cost) {
+  small <- as.numeric(problem$n) * problem$m <= exact_default_cells
+  if (small || source != "points" || !is.null(budget) || !is.null(cost)) "dc" else "nhpc"
 }
 
 group_size <- function(control, threads) {

@@ -97,3 +97,17 @@ test_that("facility_sigma() validates its arguments", {
   expect_arg_error(facility_sigma("a"), "X")
   expect_arg_error(facility_sigma(iris), "X", "Species")
 })
+
+# Data shipped with R, every default (sigma, mode): the picks are not
+# degenerate, as under a fixed sigma = 20 (every similarity near 1 on iris).
+test_that("the defaults give decreasing gains on iris, quakes and faithful", {
+  data <- list(iris = iris[1:4], quakes = quakes[c("long", "lat")], faithful = faithful)
+  for (name in names(data)) {
+    fit <- facility_greedy(data[[name]], k = 20, threads = 1)
+    expect_true(all(diff(fit$gains) <= 1e-12 * fit$gains[1]), label = name)
+    expect_lt(fit$gains[1], 0.9 * nrow(data[[name]]))
+    X <- as.matrix(data[[name]])
+    expect_equal(fit$objective, ref_objective(ref_similarity(X, X, fit$sigma), fit$selected),
+                 tolerance = 1e-10, label = name)
+  }
+})
