@@ -10,21 +10,14 @@
 #include "fl_memory.h"
 #include "kmeans.h"
 
-/* Clients per leaf cluster, about 0.35 sqrt(n) (at least 8): small leaves
- * have tighter balls and sharper estimates, but every evaluation pays one
- * distance per leaf besides the clients it visits, and small chunks cost
- * more per pair.  Against sqrt(n) / 4, 0.35 sqrt(n) took 3% to 16% less
- * time on seven presets (n = 12000 and 30000, nhpc at one thread, medians
- * of 5 interleaved runs; 0.3 about half as much), and f(S) stayed as it
- * was but on "heavy_skew" (0.99967 of greedy's instead of 0.99992),
- * "medium_cluster" (n = 12000, 0.99994 instead of 1) and "weak_cluster"
- * (0.99997 instead of 1.00001); bench-lowdim.R visited 8%
- * more pairs and ended 4 instead of 6 of its 180 runs below 0.999 of
- * greedy, none below 0.9983.  0.4 fell to 0.99916 on "heavy_skew". */
+/* Clients per leaf cluster (see FL_LEAF_SCALE): small leaves have tighter
+ * balls and sharper estimates, but every evaluation pays one distance per
+ * leaf besides the clients it visits, and small chunks cost more per
+ * pair. */
 static int leaf_size(int n)
 {
-  int s = (int) (0.35 * sqrt((double) n));
-  return s < 8 ? 8 : s;
+  int s = (int) (FL_LEAF_SCALE * sqrt((double) n));
+  return s < FL_LEAF_MIN ? FL_LEAF_MIN : s;
 }
 
 /* A top-level cluster of size clients is split into this many leaves. */
@@ -144,8 +137,8 @@ static int larger_first(const void *a, const void *b)
 
 /* The clusters whose sizes start[] gives, largest first: splitting one
  * costs about its size squared, so the threads taking them in this order
- * finish together ("large", n = 30000: 0.036 s at one thread; at two,
- * 0.0193 to 0.0208 s in index order, 0.0179 to 0.0187 s so). */
+ * finish together (measured: inst/bench/results/tunables.md,
+ * largest_first). */
 static void largest_first(const int *start, int K1, fl_sized *order)
 {
   for (int t = 0; t < K1; t++) {
