@@ -282,8 +282,8 @@ static inline FL_INLINE void gain_block(const float *cols, int stride, int nb, i
 {
   float e[4 * FL_GAIN_BLOCK];
   /* whole vectors: the lanes past nb (distances of the padding) get weight
-   * 0, where a scalar remainder loop, exp() included, took a sixth of the
-   * time with chunks of 27 or 43 clients */
+   * 0, not a scalar remainder loop, exp() included (measured:
+   * inst/bench/results/tunables.md, gain_block: whole vectors) */
   int nv = dot_rows(cols, stride, nb, Q, y, yn, xn, d, inv2s2, e, FL_GAIN_BLOCK);
   for (int q = 0; q < Q; q++) {
     const float *x = e + q * FL_GAIN_BLOCK;
