@@ -207,17 +207,12 @@ int fl_clusters_locate(const fl_clusters *cl, const double *yc, double *d2)
   return 0;
 }
 
-int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, int prune)
+/* Every array of cl, for n clients, d coordinates and at most K leaves
+ * (the per-leaf blocks carved into their fields); whether all were
+ * allocated (fl_clusters_free frees them either way). */
+static int alloc_arrays(fl_clusters *cl, const fl_problem *p, const fl_control *c, size_t n,
+                        size_t d, size_t K)
 {
-  memset(cl, 0, sizeof *cl);
-  cl->n = p->n; cl->m = p->m; cl->d = p->d;
-  cl->threads = c->threads;
-  cl->inv2s2 = p->inv2s2;
-  cl->tau = c->tau;
-  cl->prune = prune && c->tau < 1.0;
-  cl->y = p->y;
-  cl->K1 = top_clusters(p, c);
-  size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
   cl->xs = fl_alloc_large(n * d, sizeof(double), 0);
   cl->xf = c->eps > 0 ? fl_alloc_large(n * d + FL_COLS_PAD, sizeof(float), 1) : NULL;   /* padded */
   cl->xn = c->eps > 0 ? calloc(n + FL_COLS_PAD, sizeof(float)) : NULL;
@@ -271,14 +266,29 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
     cl->side = cl->side2 + K;
     cl->iside = cl->side + K;
   }
+  return cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top &&
+    cl->kbase && cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all &&
+    cl->lnmin && cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->slot &&
+    cl->ownf &&
+    cl->first && cl->wact && cl->radf && cl->org && cl->muf && cl->mun && cl->yf && cl->bounds &&
+    cl->listed && cl->scratch;
+}
+
+int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, int prune)
+{
+  memset(cl, 0, sizeof *cl);
+  cl->n = p->n; cl->m = p->m; cl->d = p->d;
+  cl->threads = c->threads;
+  cl->inv2s2 = p->inv2s2;
+  cl->tau = c->tau;
+  cl->prune = prune && c->tau < 1.0;
+  cl->y = p->y;
+  cl->K1 = top_clusters(p, c);
+  size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
+  int allocated = alloc_arrays(cl, p, c, n, d, K);
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
-  if (cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top &&
-      cl->kbase && cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all &&
-      cl->lnmin && cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->slot &&
-      cl->ownf &&
-      cl->first && cl->wact && cl->radf && cl->org && cl->muf && cl->mun && cl->yf && cl->bounds &&
-      cl->listed && cl->scratch && assign &&
+  if (allocated && assign &&
       build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
     fl_cl_bisector_spreads(cl);
     fl_cl_single_precision_centers(cl);
