@@ -10,21 +10,14 @@
 #include "fl_memory.h"
 #include "kmeans.h"
 
-/* Clients per leaf cluster, about 0.35 sqrt(n) (at least 8): small leaves
- * have tighter balls and sharper estimates, but every evaluation pays one
- * distance per leaf besides the clients it visits, and small chunks cost
- * more per pair.  Against sqrt(n) / 4, 0.35 sqrt(n) took 3% to 16% less
- * time on seven presets (n = 12000 and 30000, nhpc at one thread, medians
- * of 5 interleaved runs; 0.3 about half as much), and f(S) stayed as it
- * was but on "heavy_skew" (0.99967 of greedy's instead of 0.99992),
- * "medium_cluster" (n = 12000, 0.99994 instead of 1) and "weak_cluster"
- * (0.99997 instead of 1.00001); bench-lowdim.R visited 8%
- * more pairs and ended 4 instead of 6 of its 180 runs below 0.999 of
- * greedy, none below 0.9983.  0.4 fell to 0.99916 on "heavy_skew". */
+/* Clients per leaf cluster (see FL_LEAF_SCALE): small leaves have tighter
+ * balls and sharper estimates, but every evaluation pays one distance per
+ * leaf besides the clients it visits, and small chunks cost more per
+ * pair. */
 static int leaf_size(int n)
 {
-  int s = (int) (0.35 * sqrt((double) n));
-  return s < 8 ? 8 : s;
+  int s = (int) (FL_LEAF_SCALE * sqrt((double) n));
+  return s < FL_LEAF_MIN ? FL_LEAF_MIN : s;
 }
 
 /* A top-level cluster of size clients is split into this many leaves. */
@@ -144,8 +137,8 @@ static int larger_first(const void *a, const void *b)
 
 /* The clusters whose sizes start[] gives, largest first: splitting one
  * costs about its size squared, so the threads taking them in this order
- * finish together ("large", n = 30000: 0.036 s at one thread; at two,
- * 0.0193 to 0.0208 s in index order, 0.0179 to 0.0187 s so). */
+ * finish together (measured: inst/bench/results/tunables.md,
+ * largest_first). */
 static void largest_first(const int *start, int K1, fl_sized *order)
 {
   for (int t = 0; t < K1; t++) {
@@ -214,17 +207,12 @@ int fl_clusters_locate(const fl_clusters *cl, const double *yc, double *d2)
   return 0;
 }
 
-int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, int prune)
+/* Every array of cl, for n clients, d coordinates and at most K leaves
+ * (the per-leaf blocks carved into their fields); whether all were
+ * allocated (fl_clusters_free frees them either way). */
+static int alloc_arrays(fl_clusters *cl, const fl_problem *p, const fl_control *c, size_t n,
+                        size_t d, size_t K)
 {
-  memset(cl, 0, sizeof *cl);
-  cl->n = p->n; cl->m = p->m; cl->d = p->d;
-  cl->threads = c->threads;
-  cl->inv2s2 = p->inv2s2;
-  cl->tau = c->tau;
-  cl->prune = prune && c->tau < 1.0;
-  cl->y = p->y;
-  cl->K1 = top_clusters(p, c);
-  size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
   cl->xs = fl_alloc_large(n * d, sizeof(double), 0);
   cl->xf = c->eps > 0 ? fl_alloc_large(n * d + FL_COLS_PAD, sizeof(float), 1) : NULL;   /* padded */
   cl->xn = c->eps > 0 ? calloc(n + FL_COLS_PAD, sizeof(float)) : NULL;
@@ -278,14 +266,29 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
     cl->side = cl->side2 + K;
     cl->iside = cl->side + K;
   }
+  return cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top &&
+    cl->kbase && cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all &&
+    cl->lnmin && cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->slot &&
+    cl->ownf &&
+    cl->first && cl->wact && cl->radf && cl->org && cl->muf && cl->mun && cl->yf && cl->bounds &&
+    cl->listed && cl->scratch;
+}
+
+int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, int prune)
+{
+  memset(cl, 0, sizeof *cl);
+  cl->n = p->n; cl->m = p->m; cl->d = p->d;
+  cl->threads = c->threads;
+  cl->inv2s2 = p->inv2s2;
+  cl->tau = c->tau;
+  cl->prune = prune && c->tau < 1.0;
+  cl->y = p->y;
+  cl->K1 = top_clusters(p, c);
+  size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);
+  int allocated = alloc_arrays(cl, p, c, n, d, K);
   int *assign = malloc(n * sizeof(int));
   int status = FL_ERR_NOMEM;
-  if (cl->xs && ((cl->xf && cl->xn) || c->eps <= 0) && cl->ws && cl->cover && cl->top &&
-      cl->kbase && cl->mu && cl->rad && cl->span && cl->rms2 && cl->lnw && cl->lnw_all &&
-      cl->lnmin && cl->reach2 && cl->own && cl->side2 && cl->own2 && cl->oslot && cl->slot &&
-      cl->ownf &&
-      cl->first && cl->wact && cl->radf && cl->org && cl->muf && cl->mun && cl->yf && cl->bounds &&
-      cl->listed && cl->scratch && assign &&
+  if (allocated && assign &&
       build_leaves(cl, p, c, assign) == FL_OK && layout(cl, p, assign) == FL_OK) {
     fl_cl_bisector_spreads(cl);
     fl_cl_single_precision_centers(cl);

@@ -10,18 +10,9 @@
 #include "fl_omp.h"
 #include "fl_tune.h"
 
-
-/* Leaves per top-level cluster at most: past this, leaves are finer than
- * the structure the bounds can use and every evaluation pays one distance
- * per leaf (n = 1e6 would otherwise have 4000 leaves). */
-#define FL_MAX_LEAVES 64
-
 /* The per-cluster arrays kept in single precision (radf to side2f in
  * fl_clusters.h). */
 #define FL_LEAF_FLOATS 15
-
-/* Initial facilities are opened this many at a time. */
-#define FL_INIT_BATCH 16
 
 /* Safety margins that keep the cluster bounds above the kernel values as
  * computed in floating point (rounding in distances and exp()). */
@@ -69,10 +60,9 @@
  * -1): moved by 2^-23 of it before the rounding to nearest, which moves a
  * normal float by at most 2^-24 of it.  Below the normal floats it is
  * FLT_MIN (dir = 1) or 0 (dir = -1, and 0 for v = 0): never a subnormal
- * float, whose arithmetic is slow.  Moving every value by the smallest
- * subnormal float instead gave the zero weights and coverage minima of
- * most leaves subnormal floats, and nhpc at one thread took 23% longer on
- * "weak_cluster" (n = 12000). */
+ * float, whose arithmetic is slow: the zero weights and coverage minima
+ * of most leaves would be subnormal (measured:
+ * inst/bench/results/tunables.md, float_toward). */
 static inline float float_toward(double v, int dir)
 {
   float f = (float) (v * (1.0 + dir * 0x1p-23));

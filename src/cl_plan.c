@@ -181,11 +181,10 @@ static int *leaf_list(const fl_clusters *cl)
 }
 
 /* The visited leaves with a scan of the flags, four at a time (most leaves
- * are skipped), and a compress sixteen at a time where there is AVX-512:
- * the plan's items (plan_one in mf_eval.c), built by scanning the
- * chunks of every four leaves with one visited, took 390 to 400
- * time-stamp cycles a plan on "weak_cluster" (n = 12000), now 320, and
- * 315 against 270 to 285 on "large" (n = 30000). */
+ * are skipped), and a compress sixteen at a time where there is AVX-512,
+ * rather than the plan's items (plan_one in mf_eval.c) built by scanning
+ * the chunks of every four leaves with one visited (measured:
+ * inst/bench/results/tunables.md, fl_clusters_visited). */
 const int *fl_clusters_visited(const fl_clusters *cl, const int *eval, int *n)
 {
   int *idx = leaf_list(cl);
@@ -203,13 +202,19 @@ const int *fl_clusters_visited(const fl_clusters *cl, const int *eval, int *n)
  * would visit with yc outside their ball and not nearer to their center
  * than the owner: drops those whose estimate is below exp(lng) from eval
  * and returns the sum of their bounds bk; *dropped receives the sum of
- * their estimates.  df: yc's distances to the centers; ps: the plan's
- * scratch, its distances to the owners from owner_distances() (the
- * squared ones no longer needed) and room for 3 K floats.  Only the
- * leaves listed are estimated: a coarse evaluation would visit 2%
- * ("large", n = 30000) to 17% ("weak_cluster", n = 12000) of them, and an
- * estimate of every leaf in the plan's loop took nhpc 18% longer on
- * "large". */
+ * their estimates.  A client gains at most s_c (1 - s_o / s_c) when the
+ * owner's similarity s_o covers it, and s_o / s_c = exp(((dist^2 - own2)
+ * - 2 p |yc - owner|) / 2 sigma^2) depends on the client only through its
+ * offset p from the center along the line from the owner to the
+ * candidate.  With p normal (the spread of FL_ISOTROPIC) and s_c at the
+ * mass estimate's mean (Jensen's correction included), the expected gain
+ * per unit of mass is phi(z) (R(z) - R(z + tau)), z = FL_COLD_SD (dist^2 -
+ * own2) / (|yc - owner| sqrt(side2)), tau = the spread of log s_o / s_c, R
+ * Mills' ratio (approximated).  df: yc's distances to the centers; ps:
+ * the plan's scratch, its distances to the owners from owner_distances()
+ * (the squared ones no longer needed) and room for 3 K floats.  Only the
+ * leaves listed are estimated, few of those the plan's loop sees
+ * (measured: inst/bench/results/tunables.md, drop_estimated). */
 static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float *df,
                                              float *ps, double lng, int *eval,
                                              const double *bk, double *dropped, int wide)
@@ -257,50 +262,45 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
   return left;
 }
 
+/* The per-leaf values of a plan that follow `all`: pruned clients are
+ * visited with the others (all), or bounded apart (wpr_scale 1). */
+typedef struct {
+  const float *w, *low, *lnw, *lnmin;
+  float wpr_scale;
+} fl_plan_leaves;
+
+static inline FL_INLINE fl_plan_leaves plan_leaves(const fl_clusters *cl, int all)
+{
+  fl_plan_leaves v = { all ? cl->wallf : cl->wactf, all ? cl->minallf : cl->minactf,
+                       all ? cl->lnw_allf : cl->lnwf, all ? cl->lnmin_allf : cl->lnminf,
+                       all ? 0.0f : 1.0f };
+  return v;
+}
+
+/* An upper bound on the exact sum of the 2 kend nonnegative terms whose
+ * sum in single precision, in any order, is leftf: each addition rounds
+ * down by at most a factor 1 - 2^-24 (or by 2^-150 among the subnormal
+ * floats), so that the exact sum is at most the computed one over (1 -
+ * 2^-24)^(2 kend), at most times 1 + 4 kend 2^-24 (kend 2^-24 < 1/4), plus
+ * 2 kend 2^-150; 2^-24 more covers the products in double (up). */
+static inline double rounded_sum_bound(float leftf, double up, int kend)
+{
+  return leftf * up * (1.0 + (4.0 * kend + 1.0) * 0x1p-24) + 2.0 * kend * 0x1p-150;
+}
+
 /* In the first evaluations (nothing covered, the mass estimates of the
  * skipped leaves added to the gain) a leaf is visited when its ball holds
  * the candidate or its mass estimate passes the mass test; its bound is
- * not tested.  Farther out the ball's bound is loose (a few far-flung
- * clients set the radius) and the estimate good: over the first
- * evaluations of "heavy_skew" (n = 12000), the leaves visited 1.5 or more
- * rms radii away gained 0.99 to 1.3 times their estimates in sum, 2.2 at
- * 1.75 to 2.  Against testing the bounds of all leaves, testing them only
- * where the ball holds the candidate or the center lies within 2 rms radii
- * of it visited 52% and 33% fewer pairs in all on "medium_cluster" (n =
- * 12000 and 30000), 39% on "strong_cluster" (n = 12000), 38% on
- * "medium_density", 31% on "large", 29% on "uniform", 7% to 24% on the
- * other presets, with the same f(S) on all 13 (nhpc at one thread);
- * within 1 rms radius 15% fewer than within 2 on "heavy_skew", within 0.5
- * or 0 the same as within 1.  The leaves whose ball holds the candidate
- * are visited whatever their bound (when positive): the mass estimate
+ * not tested: farther out the ball's bound is loose (a few far-flung
+ * clients set the radius) and the estimate good, and the mass estimate
  * misses a tight group of clients around the candidate inside a broad
- * leaf.  On "heavy_skew" at n = 11000 (k = 100) one candidate's first key
- * was 1.77 for a gain of 14.9, 14.7 of it from the leaf holding it (36
- * clients, rms radius 44.5, the candidate 25 from the center; estimate
- * 1.54, bound 36 under the threshold of 42), and nhpc ended at 0.99446 of
- * greedy's f(S).  Visiting those leaves brought "heavy_skew" at n = 3000,
- * 8000, 11000 and 16000 from 0.99823, 0.99738, 0.99446 and 0.99821 to
- * 0.99916, 0.99966, 1.00000 and 0.99996 (inst/bench/quality-sizes.sh), for
- * 4% more pairs on "weak_cluster" and 2.7% on "heavy_skew" (n = 12000), at
- * most 1% more on the other presets, and 4% more time on "weak_cluster"
- * and 2.8% on "heavy_skew" (n = 12000), 3% on "medium_cluster" (n =
- * 30000; medians of 5 alternated runs, at most 2% on five other presets).
- * Visiting only the leaves whose center lies within one rms radius left n
- * = 11000 and 16000 at 0.99890 and 0.99846.
- *
- * One loop over the clusters, reach and decision together, branch-free:
- * it vectorises (as two loops, a vectorised reach then a scalar plan, they
- * took 19% of nhpc's time at n = 30000); then the gain estimates of the
- * leaves it would visit.  The loop runs in single precision, twice as many
- * clusters a vector (the cluster values in floats, rounded so that the
- * bounds stay bounds: see fl_cl_leaf_floats and ball_reach), and adds its
- * bounds in single precision with an allowance for the rounding (in double
- * precision its sums went through the stack, and nhpc at one thread took
- * 5% longer on "weak_cluster").  In the rounds of nhpc at one thread it
- * took 1250 to 1280 time-stamp cycles a plan in double precision and 1010
- * so on "weak_cluster" (n = 12000), 1640 to 2090 and 1260 to 1370 on
- * "large" (n = 30000); the selections stayed the same on the 13 presets,
- * and the pairs within 0.0002%. */
+ * leaf (measured: inst/bench/results/tunables.md, plan: visiting leaves
+ * whose ball holds the candidate).  One loop over the clusters, reach and
+ * decision together, branch-free, so that it vectorises, in single
+ * precision (twice as many clusters a vector; the values rounded so that
+ * the bounds stay bounds, see fl_cl_leaf_floats and ball_reach) with an
+ * allowance for the rounding of its sum (measured: the same file, plan:
+ * one loop in single precision); then the gain estimates. */
 static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, float *df,
                                     double thresh, int all, fl_cold cold, int *eval,
                                     double *skipped, int wide)
@@ -313,11 +313,9 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   const float lnt = thresh > 0 ? (float) log(est * thresh) : 0.0f;
   /* a float, see skip_cold */
   const float first_f = first ? 1.0f : 0.0f;
-  /* pruned clients are visited with the others (all), or bounded apart */
-  const float *w = all ? cl->wallf : cl->wactf, *low = all ? cl->minallf : cl->minactf;
-  const float *lnw = all ? cl->lnw_allf : cl->lnwf, wpr_scale = all ? 0.0f : 1.0f;
+  const fl_plan_leaves v = plan_leaves(cl, all);
   const float *rad = cl->radf, *rms2 = cl->rms2f, *wpr = cl->wprf, *minpr = cl->minprf;
-  const float *lnmin = all ? cl->lnmin_allf : cl->lnminf, *reach2 = cl->reach2f;
+  const float *reach2 = cl->reach2f;
   /* floats, as thresh: an int flag in the loop kept GCC from vectorising it */
   const float skip_cold = cold != FL_COLD_NONE && thresh > 0 ? 1.0f : 0.0f;
   const float near_test = cold == FL_COLD_ALL ? 1.0f : 0.0f, thresh_f = (float) thresh;
@@ -331,25 +329,24 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   const double up = 1.0 + 0x1p-22;
   if (skipped) *skipped = 0.0;
   /* Whole vectors: the leaves past K (zeros, df too) are never visited
-   * and add nothing.  The scalar loop over the last K mod 16 leaves took a
-   * quarter of the plan's perf samples on "weak_cluster" (n = 12000, K =
-   * 317). */
+   * and add nothing (measured: inst/bench/results/tunables.md, plan:
+   * whole vectors). */
   const int kend = padded_leaves(cl->K);
   for (int k = cl->K; k < kend; k++) df[k] = 0.0f;
   float leftf = 0.0f;
   FL_SIMD_SUM(leftf)
   for (int k = 0; k < kend; k++) {
     float dist = df[k], hw = ball_reach(dist, rad[k], reach);
-    float bf = w[k] * positive_f(hw - low[k]);
+    float bf = v.w[k] * positive_f(hw - v.low[k]);
     /* log of the mass estimate at least log(FL_EST_FRACTION thresh)? */
-    int mass = lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
+    int mass = v.lnw[k] - (dist * dist + rms2[k]) * inv2s2 >= lnt;
     /* log of the similarity at the near point at most log(min coverage)? */
     float near2 = positive_f(dist * dist + rms2[k] - reach2[k] * dist);
     /* (dist^2 - own2) / |yc - owner| >= side, without a square root */
     float own_gap = dist * dist - own2[k];
     int beyond = (own_gap >= 0) & (own_gap * own_gap >= side2[k] * cp2[oslot[k]]) &
       (dist > rad[k]);
-    int covered = (skip_cold > 0) & (((near_test > 0) & (-near2 * inv2s2 <= lnmin[k])) | beyond);
+    int covered = (skip_cold > 0) & (((near_test > 0) & (-near2 * inv2s2 <= v.lnmin[k])) | beyond);
     /* the first evaluations visit the leaves whose ball holds the
      * candidate instead of testing bounds (see above); & and |: no
      * branches */
@@ -358,15 +355,9 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
     int visit = (bf > 0) & !covered & (bounded | mass | inside);
     eval[k] = visit;
     bk[k] = (double) bf * up;
-    leftf += wpr_scale * wpr[k] * positive_f(hw - minpr[k]) + (visit ? 0.0f : bf);
+    leftf += v.wpr_scale * wpr[k] * positive_f(hw - minpr[k]) + (visit ? 0.0f : bf);
   }
-  /* The sum of the 2 kend nonnegative terms, in any order, rounds each of
-   * its additions down by at most a factor 1 - 2^-24 (or by 2^-150 among
-   * the subnormal floats), so that the exact sum is at most the computed
-   * one over (1 - 2^-24)^(2 kend), at most times 1 + 4 kend 2^-24 (kend
-   * 2^-24 < 1/4), plus 2 kend 2^-150; 2^-24 more covers the products in
-   * double. */
-  double left = leftf * up * (1.0 + (4.0 * kend + 1.0) * 0x1p-24) + 2.0 * kend * 0x1p-150;
+  double left = rounded_sum_bound(leftf, up, kend);
   if (skip_cold > 0) {
     double fraction = skipped ? FL_GUESS_GAIN_FRACTION : FL_GAIN_FRACTION;
     left += drop_estimated(cl, df, ps, log(fraction * thresh), eval, bk, skipped, wide);
@@ -383,13 +374,8 @@ static FL_CLONES double plan_narrow(const fl_clusters *cl, const fl_cand *cand, 
 }
 
 #if FL_WIDE
-/* 512-bit vectors and 32 registers (its code refers to the stack 73
- * times, the x86-64-v3 one's 103; which of the two gains was not
- * separated): on an AVX-512 VM this version took 15% to 37% less time
- * than the x86-64-v3 one (perf samples of the
- * plan over those of the gain kernel, whose work is the same; five
- * presets at n = 12000 and 30000, two runs each), and all of nhpc 6% to
- * 8% less on "large" (n = 30000), -5% to +1% on the others. */
+/* 512-bit vectors and 32 registers: the one loop kept in an x86-64-v4
+ * version (measured: inst/bench/results/tunables.md, plan_wide). */
 static FL_WIDE_TARGET double plan_wide(const fl_clusters *cl, const fl_cand *cand, float *df,
                                        double thresh, int all, fl_cold cold, int *eval,
                                        double *skipped)
@@ -408,10 +394,9 @@ double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, d
 }
 
 /* The K^2 terms in single precision, by fl_expf_neg_array (within
- * FL_EXPF_ERR): they only rank the leaves (first_threshold in
- * mf_first.c).  With exp() first_threshold took 1.0 to 1.2 ms on
- * "weak_cluster" (n = 12000) and 2.4 ms on "large" (n = 30000), now 0.7
- * and 1.7 ms, with the same results on the 13 presets. */
+ * FL_EXPF_ERR), not exp(): they only rank the leaves (first_threshold in
+ * mf_first.c; measured: inst/bench/results/tunables.md,
+ * fl_clusters_leaf_mass). */
 void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
 {
 FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8))

@@ -37,8 +37,8 @@ void fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo, fl_c
  * so the computed gain is within the same allowance of the true one.  The
  * clients are stored relative to one origin, not to their leaf's center,
  * so that the candidate's offset is computed once per evaluation, not
- * once per chunk: nhpc then took 4% to 14% less time on six presets (n =
- * 12000 and 30000, one thread, medians of 5 interleaved runs). */
+ * once per chunk (measured: inst/bench/results/tunables.md, one origin
+ * for the clients). */
 static double rounding_allowance(const fl_clusters *cl, const fl_chunk *c, double ynorm)
 {
   double reach = cl->span[c->cluster] + ynorm * (1.0 + FL_RAD_SLACK);
@@ -141,12 +141,8 @@ static void summarise_chunk(fl_clusters *cl, int ch)
 /* Whether pick p, by similarities computed in single precision as the
  * gain kernel's (within rounding_allowance() of the true ones), may raise
  * the coverage of a client of chunk c: if not, the double-precision ones
- * would not either.  In the post-selection pass of "nhpc" (one thread, n =
- * 12000), 9% of the chunks a pick visited on "weak_cluster" had a client
- * to raise, 11% on "medium_cluster", 22% on "heavy_skew" ("large", n =
- * 30000: 18%), and the double-precision distances of all of them took 6%
- * of the solve's perf samples on "weak_cluster"; with the test, those
- * left took 1.4% and the test 2%. */
+ * would not either: few of the chunks a pick visits have a client to
+ * raise (measured: inst/bench/results/tunables.md, may_raise). */
 static int may_raise(const fl_clusters *cl, const fl_chunk *c, const fl_cand *p)
 {
   const int cnt = c->hi - c->lo;
@@ -215,8 +211,7 @@ static int leaf_touched(fl_clusters *cl, int k)
 
 /* Only the leaves whose chunks the picks raised change: the others keep
  * their values, which computing them anew (four log()s each) would give
- * again.  On "large" (n = 30000) this took 1.3 to 3.8 ms of nhpc's solve
- * at one and two threads for all leaves, 0.4 to 1.0 ms so. */
+ * again (measured: inst/bench/results/tunables.md, fl_clusters_reduce). */
 void fl_clusters_reduce(fl_clusters *cl)
 {
   for (int k = 0; k < cl->K; k++) {

@@ -9,20 +9,6 @@
 #include <stdint.h>
 #include "cl_internal.h"
 
-/* Power iterations for the largest eigenvalue of a leaf's covariance:
- * from the farthest client's direction, 3 steps gave the same f(S) as 8
- * and 30 on the 13 presets and as 30 in bench-lowdim.R, for 0.1% to 0.9%
- * fewer pairs than 8 (leaves judged isotropic by the lower estimate) and
- * a third of the time (8 took 1.5% to 3% of nhpc's time on "medium" and
- * "large"). */
-#define FL_POWER_STEPS 3
-
-/* Steps of split_share's one-dimensional two-means after the first split
- * at the mean: on 64 data sets (the presets at n = 1000 to 5000, the 14
- * benchmark files, 10 of bench-lowdim.R's) 4 steps counted within 4 leaves
- * of 8 steps as mixed (FL_MIXED_SHARE), 1 step up to 9 fewer. */
-#define FL_SPLIT_STEPS 4
-
 /* (x - mu) . dir over d coordinates. */
 static inline double offset_along(const double *x, const double *mu, const double *dir, int d)
 {
@@ -98,9 +84,22 @@ static double split_share(const fl_clusters *cl, int lo, int hi, const double *m
   return share;
 }
 
-/* side2[] for every leaf (see FL_ISOTROPIC), each from its own clients,
- * and whether the leaves are to be judged by estimates (see
- * FL_MIXED_SHARE). */
+/* side2[] for every leaf, each from its own clients, and whether the
+ * leaves are to be judged by estimates.  A leaf's spread across a
+ * bisector is sqrt(rms2 / d), a random direction's, unless some direction
+ * holds more than FL_ISOTROPIC times that variance: the line from a
+ * candidate to the owner runs along the directions where the clients
+ * spread most.  The estimates and cold tests take a leaf's clients for
+ * one normal spread; a leaf looks like parts of several of the data's
+ * clusters when it spreads along some direction more than FL_MIXED_EXCESS
+ * times as much as an isotropic sample of its size would at most (the
+ * edge of the Marchenko-Pastur law, (1 + sqrt(d / m))^2 rms2 / d for m
+ * clients) and two groups split along it explain more than FL_MIXED_SPLIT
+ * of its variance there.  Past FL_MIXED_SHARE of such leaves, the
+ * evaluations skip leaves by their bounds alone (estimates 0): no skips by
+ * mass or gain estimates and no estimates added to a key, no cold tests,
+ * and first evaluations at the skip threshold itself (no FL_FIRST_COARSE,
+ * no visits by ball alone); the mass test still adds visits. */
 void fl_cl_bisector_spreads(fl_clusters *cl)
 {
   const int d = cl->d;
@@ -209,9 +208,8 @@ void fl_clusters_own(fl_clusters *cl, const int *idx, int np)
   }
   /* the owners' columns in the order of their first leaves (each column's
    * distances are computed apart, so the order changes none of them), not
-   * sorted by index with qsort() and bsearch(): this function then took
-   * 3.1 to 4.5 ms of nhpc's solve on "large" (n = 30000, one thread), now
-   * 0.8 to 1.6 ms */
+   * sorted by index with qsort() and bsearch() (measured:
+   * inst/bench/results/tunables.md, fl_clusters_own) */
   int *owners = cl->own + K;
   cl->nown = 0;
   for (int k = 0; k < K; k++) {

@@ -12,116 +12,9 @@
 
 #include "facloc.h"
 
+/* Clients per chunk, a multiple of FL_COLS_PAD: the unit of skipping,
+ * of the partial sums and of the work shared between lanes. */
 #define FL_CHUNK 64
-/* A cluster is skipped only if its estimated mass is below this fraction
- * of the skip threshold (see fl_clusters_plan). */
-#define FL_EST_FRACTION 0.01
-/* The same fraction where the mass estimates of the skipped clusters are
- * added to the gain (the first evaluations, see FL_FIRST_COARSE in
- * mf_eval.c): a skipped cluster then costs only the error of its
- * estimate.  Against FL_EST_FRACTION, with the first evaluations' bound
- * test at the same threshold and Jensen's correction in the estimates,
- * 1 / 30 visited 29% fewer pairs on "weak_cluster", 8% and 11% fewer on
- * "medium_cluster" (n = 12000 and 30000), 4% on "heavy_skew", with the
- * same f(S) on the 13 presets; 1 / 10 too, 1 / 3 fell to 0.99514 of
- * greedy's on "heavy_skew".  Raising the bound test's threshold with it
- * (first evaluations at 6 instead of 3 times the skip threshold) fell to
- * 0.9956 there: the near clusters' estimates are the poor ones. */
-#define FL_GUESS_EST_FRACTION (1.0 / 30)
-/* A candidate's coarse evaluation skips a leaf when even a client that
- * stands this many standard deviations of the leaf's spread (per
- * coordinate, sqrt(rms2 / d)) closer to it than the leaf's typical client
- * would be covered already (see fl_clusters_plan).  After the first round,
- * 54% to 67% of the pairs nhpc visited on "weak_cluster" and
- * "medium_cluster" (n = 12000) gained nothing; 3 skips three quarters of
- * them and kept f(S) on the presets equal to greedy's (2 and 2.5 lost up
- * to 0.008%). */
-#define FL_COLD_SD 3.0
-/* The bisector test of fl_clusters_plan takes a leaf's spread across the
- * bisector to be sqrt(rms2 / d), that of a random direction, only where no
- * direction holds more than this many times that variance (the largest
- * eigenvalue of the leaf's covariance), and that largest spread elsewhere:
- * the line from a candidate to the owner runs along the directions where
- * the clients spread most.  The leaves of the clustered presets (n =
- * 12000) had 4.0 to 4.2 times as median, about what so few clients in 32
- * dimensions draw from a round cluster; those of points near a 2- to
- * 8-dimensional subspace (inst/bench/bench-lowdim.R) 9.3 to 15, and 7.5
- * or more in 95%.  With sqrt(rms2 / d) for every leaf, 18 of the 180 runs
- * of bench-lowdim.R ended below 0.999 of greedy's f(S), against 6 (the
- * same 6, with the same f(S)) before the bisector test and with it. */
-#define FL_ISOTROPIC 6.0
-/* Where more than FL_MIXED_SHARE of the leaves look like parts of several
- * of the data's clusters, the evaluations skip leaves by their bounds
- * alone (estimates 0 in fl_clusters): no skips by mass or gain estimates
- * and no estimates added to a key, no cold tests, and first evaluations at
- * the skip threshold itself (no FL_FIRST_COARSE, no visits by ball alone);
- * the mass test still adds visits.  The estimates and cold tests take a
- * leaf's clients for one normal spread.  A leaf looks so when it spreads
- * along some direction more than FL_MIXED_EXCESS times as much as an
- * isotropic sample of its size would at most (the edge of the
- * Marchenko-Pastur law, (1 + sqrt(d / m))^2 rms2 / d for m clients) and
- * two groups split along that direction explain more than FL_MIXED_SPLIT
- * of its variance there (split_share in cl_summaries.c: 0.64 for a normal
- * spread, 0.75 for a uniform one).  On the presets at n = 1000 and 2000,
- * whose 128 clusters have about as many clients as a leaf or fewer, the
- * estimates fell 8 to 19 times short of a leaf's similarity mass near a
- * candidate, whose key then stayed below its gain: 5 of their 40 runs (k
- * = 20 and 100; inst/bench/quality-sizes.sh) ended 0.13% to 0.27% below
- * greedy's f(S).  Such leaves made up 13% to 42% of the leaves there (10%
- * on "uniform" at n = 2000), 5% to 16% at n = 3000, at most 12.4% at
- * 5000, 8% on the 14 benchmark files and 8.2% on "small",
- * "medium_cluster" and "weak_cluster" at d = 64 and 128 (n = 4000 and
- * 12000; "heavy_skew" at d = 64, n = 4000: 11.5%), and at most 2% on
- * points near 2- to 16-dimensional subspaces (bench-lowdim.R's, n =
- * 6000), whose leaves are elongated but not split:
- * without the split test 32% to 98% of theirs counted, and they took 1.7
- * to 2.7 times the pairs for the same f(S).  With the bounds alone all 44
- * runs it changed (n = 1000 and 2000 but "uniform" at 2000, "heavy_skew"
- * and "mild_skew" at 3000, "heavy_skew" at 5000) matched greedy, at 1.9 to
- * 9.6 times the pairs (at most 0.06 s at one thread), and all 104 runs of
- * quality-sizes.sh ended within 0.1% of it; the 14 benchmark files, the
- * 180 runs of bench-lowdim.R and those 12 runs at d = 64 and 128 gave the
- * same pairs and f(S) as before. */
-#define FL_MIXED_EXCESS 2.0
-#define FL_MIXED_SPLIT 0.85
-#define FL_MIXED_SHARE 0.12
-/* A coarse evaluation also skips a leaf that it would visit, with the
- * candidate outside the leaf's ball and farther from its center than the
- * owner, when an estimate of the leaf's partial gain is below this fraction
- * of the skip threshold: a client gains at most s_c (1 - s_o / s_c) when
- * the owner's similarity s_o covers it, and s_o / s_c = exp(((dist^2 -
- * own2) - 2 p |yc - owner|) / 2 sigma^2) depends on the client only through
- * its offset p from the center along the line from the owner to the
- * candidate.  With p normal (the spread of FL_ISOTROPIC) and s_c at the
- * mass estimate's mean (Jensen's correction included), the expected gain
- * per unit of mass is phi(z) (R(z) - R(z + tau)), z = FL_COLD_SD (dist^2 -
- * own2) / (|yc - owner| sqrt(side2)), tau = the spread of log s_o / s_c, R
- * Mills' ratio (approximated).  After the first round, 41% to 51% of the
- * pairs nhpc visited on "weak_cluster", "medium_cluster" and "heavy_skew"
- * lay in leaves that gained nothing (n = 12000; "medium_cluster" at n =
- * 30000 too).  This fraction holds where the estimates of the leaves it
- * drops are not added to the gain: in the fine evaluations of FL_TIE in
- * mf_eval.c, and in the coarse ones of several heaps when those had
- * none (their picks taken by coarse gains), where with leaves of 0.35
- * sqrt(n) clients 0.003 left "hc" at two threads 0.99828 of greedy's f(S)
- * on "weak_cluster" (n = 12000; 0.99976 with the test off) and 0.001
- * 0.99963 or more on the 13 presets. */
-#define FL_GAIN_FRACTION 0.001
-/* The fraction where the estimates of the leaves dropped are added to the
- * gain (coarse evaluations: the picks are evaluated finely), so that a dropped leaf
- * costs only its estimate's error.  The estimates are high on the whole
- * (the leaves kept at 0.003, nhpc at one thread after the first round:
- * 0.24 and 0.53 of their estimates gained on "weak_cluster" and
- * "medium_cluster", n = 12000), which keeps a candidate's key from
- * falling below its gain.  Against 0.003 without the estimates, nhpc at
- * one thread visited 37% fewer pairs on "weak_cluster", 33% and 22% on
- * "medium_cluster" (n = 12000 and 30000), 4% on "heavy_skew" and
- * "medium", 1% to 5% on the other presets; f(S) the same on the 13
- * presets except "medium_cluster" (n = 12000), 0.99987 of greedy's
- * instead of 0.99994, and "weak_cluster", 1.00000 instead of 0.99997.
- * 0.03 visited 5% more pairs on "weak_cluster", 3% on "medium_cluster";
- * 0.3 1.5% fewer on "weak_cluster", the same elsewhere. */
-#define FL_GUESS_GAIN_FRACTION 0.1
 
 typedef struct {
   int lo, hi;     /* clients lo..hi-1 of the layout */
@@ -239,12 +132,8 @@ void fl_clusters_reach(const fl_clusters *cl, const fl_cand *cand, double *hw, d
 /* Most candidates fl_clusters_chunk_gains and fl_clusters_distances take at
  * once: the kernel (fl_gain_dot_f) computes the squared distances as |x|^2
  * + |y|^2 - 2 x.y, one multiply-add per coordinate, for four candidates
- * from one load of each coordinate of the clients.  Against the difference
- * form, one candidate at a time, four candidates over 64, 43 and 27 clients
- * in L1 (d = 32, AVX-512 Xeon, best of 5): 1.5, 1.6 and 2.0 instead of 2.3,
- * 2.4 and 3.0 ns a pair with 16-float vectors, 1.8, 2.2 and 2.7 instead of
- * 3.0, 3.3 and 3.4 with AVX2.  After the first round 3.9 candidates share a
- * chunk on average ("medium_cluster", n = 12000). */
+ * from one load of each coordinate of the clients (measured:
+ * inst/bench/results/tunables.md, FL_DOT_BATCH). */
 #define FL_DOT_BATCH 4
 
 /* Fill *cand for candidate yc, its offset into yo (d floats). */
@@ -280,13 +169,10 @@ typedef enum {
  * dimension no client comes that near to yc, or crosses to its side of the
  * bisector, so every client is covered better than yc could cover it.
  * Last, with cold tests, clusters whose estimated gain is below
- * FL_GAIN_FRACTION thresh are skipped (an estimate).  After the first round,
- * the near-point test left 38% to 72% of the pairs nhpc visited on five presets
- * in leaves that gained nothing; with the bisector test nhpc visits 37%
- * fewer pairs on "weak_cluster", 27% and 30% fewer on "medium_cluster" (n =
- * 12000 and 30000), 2% to 6% fewer on "heavy_skew" and "large" (n = 30000).
- * Returns an upper bound on what the evaluation leaves out: the bounds of
- * the skipped clusters plus those of the pruned clients.  With all, the
+ * FL_GAIN_FRACTION thresh are skipped (an estimate; measured:
+ * inst/bench/results/tunables.md, plan: the cold tests).  Returns an
+ * upper bound on what the evaluation leaves out: the bounds of the
+ * skipped clusters plus those of the pruned clients.  With all, the
  * evaluation will visit pruned clients too (thresh 0: an exact evaluation).
  * With skipped (non-NULL), *skipped receives an estimate of what the
  * clusters skipped would add to the gain, and the plan skips more: without

@@ -1,9 +1,8 @@
 /* The block kernel of the matrix-free modes (hc, hpc, nhpc), k-means and
- * the balls:
- * similarities of one candidate to a run of clients, vectorised under R's
- * default -O2 (SSE2, no -march), where the scalar fl_rbf() spends about
- * 17 ns a pair on this kind of machine and these about 10 (measured with
- * 64-row blocks, d = 32). */
+ * the balls: similarities of one candidate to a run of clients,
+ * vectorised under R's default -O2 (SSE2, no -march), where the scalar
+ * fl_rbf() is slower (measured: inst/bench/results/tunables.md, the block
+ * kernel). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -145,19 +144,13 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
 /* FL_VF floats a vector, loaded from any float address: GCC's vector
  * extension keeps the sums in registers (as plain arrays they went through
  * memory, a store and a load per coordinate).  GCC lowers vectors wider
- * than the target's through memory (nhpc with SSE2 alone, "medium",
- * n = 12000: 1.14 s with 8-float vectors, 0.24 s with 4; 0.11 s with the
- * x86-64-v3 clone), so each width is compiled for its own target: 8
- * where the x86-64-v3 clone is compiled from this source or the target has
- * AVX (Clang splits them well anywhere), else 4; and with GCC 12 or later
- * (which names the level), 16 for x86-64-v4 (AVX-512), picked at run time.
- * On an AVX-512 machine (Xeon, GCC 12, nhpc at one thread, medians of 5
- * interleaved processes) 16-float vectors took 2% to 12% off
- * ("weak_cluster" 0.866 -> 0.782 s, "medium_cluster" at n = 30000
- * 1.637 -> 1.436 s), while an x86-64-v4 clone of every cloned function
- * at 8 floats took up to 12% more time than x86-64-v3.  Of the others,
- * only the plan's loop (fl_clusters_plan), measured alone, is kept in an
- * x86-64-v4 version. */
+ * than the target's through memory, so each width is compiled for its
+ * own target: 8 where the x86-64-v3 clone is compiled from this source or
+ * the target has AVX (Clang splits them well anywhere), else 4; and with
+ * GCC 12 or later (which names the level), 16 for x86-64-v4 (AVX-512),
+ * picked at run time.  Of the other cloned functions only the plan's loop
+ * (fl_clusters_plan) is kept in an x86-64-v4 version (measured:
+ * inst/bench/results/tunables.md, FL_VF: vector widths). */
 #if FL_WIDE
 #define FL_VF 16
 #define FL_COLS_FN(name) name##_wide

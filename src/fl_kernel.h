@@ -11,10 +11,9 @@
  * loops, fl_clusters_reach and fl_clusters_plan) are also compiled for
  * x86-64-v3 (AVX2 and FMA; AVX2 alone before GCC 12, which cannot
  * dispatch on that level) and picked at load time by the CPU (an ifunc):
- * R builds packages without -march.  4-wide vectors took 18% off nhpc at
- * n = 30000 and 22% at n = 200000 on this kind of machine, and fused
- * multiply-adds another 10 to 12% (nhpc, one thread, n = 30000).  A
- * fused multiply-add rounds once where SSE2 rounds twice, so the two
+ * R builds packages without -march (measured:
+ * inst/bench/results/tunables.md, x86-64-v3 clones).  A fused
+ * multiply-add rounds once where SSE2 rounds twice, so the two
  * builds' results differ in the last bits; every rounding allowance holds
  * for both, and the single-precision exp() is within 7.9e-8 of the C
  * library's with FMA, 1.02e-7 without.  Elsewhere (no ifunc), or built

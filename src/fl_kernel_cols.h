@@ -30,7 +30,8 @@ typedef int32_t fl_i32v __attribute__((vector_size(4 * FL_VF)));
 #define loadv(p) (*(const fl_fv *) (p))
 /* A store, not memcpy(): under _FORTIFY_SOURCE (R's default flags on
  * Debian and Ubuntu) the memcpy() into the caller's block was checked and
- * no longer one vector store, and the matrix-free modes ran 5% slower. */
+ * no longer one vector store (measured: inst/bench/results/tunables.md,
+ * storev). */
 #define storev(p, v) (*(fl_fv *) (p) = (v))
 
 /* Coordinates two at a time: 2 FL_NV independent sums.  Coordinate t of
@@ -87,11 +88,10 @@ FL_COLS_ATTR void sqdist_cols(const float *cols, int stride, int cnt,
  * floats), the nearest of K centers stored by coordinate (cols, stride K;
  * the lowest on ties), its squared distance and the second smallest
  * (INFINITY when K = 1), each distance the bits sqdist_pad() gives it.  The
- * points in the lanes and the centers' coordinates broadcast: with each
- * point's distances in lanes (sqdist_cols) and a scalar scan for the two
- * smallest, the matrix-free set-up's top-level k-means (K = 32) took 25 ms
- * on "weak_cluster" (n = 12000) and 58 ms on "large" (n = 30000), 19 and
- * 46 ms this way, 10 and 24 ms of them in the seeding (one thread). */
+ * points in the lanes and the centers' coordinates broadcast, rather than
+ * each point's distances in lanes (sqdist_cols) and a scalar scan for the
+ * two smallest (measured: inst/bench/results/tunables.md,
+ * fl_nearest_two_f). */
 #if defined(__GNUC__)
 #define SELECT_V(mask, a, b) ((fl_fv) (((fl_i32v) (a) & (mask)) | ((fl_i32v) (b) & ~(mask))))
 FL_COLS_ATTR void nearest_two(const float *pts, const float *cols, int K, int d,
@@ -224,11 +224,8 @@ typedef long long fl_iv __attribute__((vector_size(4 * FL_VF)));
  * (they hold the next clients of the layout).  The sums stay in vector
  * registers, where `omp simd reduction` kept them on the stack, and exp()
  * runs apart, a float vector at a time instead of the half as many
- * doubles of the sums: the gain kernel took 1.95 instead of 2.44 ns a pair
- * with 64 clients in L1, 2.61 instead of 3.31 with 27 (a typical leaf),
- * 2.72 instead of 3.17 over n = 12000 (one candidate, d = 32, x86-64-v3,
- * best of 54 runs), and nhpc 5 to 7% less time at one thread ("large",
- * "medium_cluster"). */
+ * doubles of the sums (measured: inst/bench/results/tunables.md,
+ * gain_sums). */
 static inline FL_INLINE void gain_sums(const float *s, const double *w, const double *cover,
                                        int nb, int nv, fl_dv acc[4])
 {
@@ -285,8 +282,8 @@ static inline FL_INLINE void gain_block(const float *cols, int stride, int nb, i
 {
   float e[4 * FL_GAIN_BLOCK];
   /* whole vectors: the lanes past nb (distances of the padding) get weight
-   * 0, where a scalar remainder loop, exp() included, took a sixth of the
-   * time with chunks of 27 or 43 clients */
+   * 0, not a scalar remainder loop, exp() included (measured:
+   * inst/bench/results/tunables.md, gain_block: whole vectors) */
   int nv = dot_rows(cols, stride, nb, Q, y, yn, xn, d, inv2s2, e, FL_GAIN_BLOCK);
   for (int q = 0; q < Q; q++) {
     const float *x = e + q * FL_GAIN_BLOCK;

@@ -23,9 +23,8 @@ static FL_WIDE_TARGET __attribute__((noinline)) void sqrtf_wide(float *v, int n)
 /* v[i] = sqrt(v[i]) for n values >= 0.  sqrtf() may set errno, so under
  * R's flags (no -fno-math-errno) a loop over it never vectorises: SSE
  * takes four at a time where it is there (every x86-64), AVX-512 sixteen
- * (square roots are correctly rounded: the same values), which took the
- * square roots from 3.2% to 1.0% of the perf samples on "weak_cluster" (n
- * = 12000, one thread). */
+ * (square roots are correctly rounded: the same values; measured:
+ * inst/bench/results/tunables.md, fl_sqrtf_array). */
 void fl_sqrtf_array(float *v, int n)
 {
 #if FL_WIDE
@@ -62,12 +61,11 @@ static inline FL_WIDE_TARGET __mmask16 flagged_leaves(const int *eval, int k)
   return _mm512_test_epi32_mask(ev, ev);
 }
 
-/* list_leaves() with estimate, sixteen leaves at a time (append_leaves).  The scalar
- * loop took a fifth of
- * the plan's perf samples on "weak_cluster" (n = 12000, one thread), whose
- * plans visit most leaves before this test: the plan and its list took
- * 24% of the solve's samples before, 21% after.  Not inlined: its
- * caller's other version is compiled for older CPUs. */
+/* list_leaves() with estimate, sixteen leaves at a time (append_leaves):
+ * where the plans visit most leaves before this test, the scalar loop was
+ * a large share of the plan (measured: inst/bench/results/tunables.md,
+ * fl_list_estimated_wide).  Not inlined: its caller's other version is
+ * compiled for older CPUs. */
 FL_WIDE_TARGET __attribute__((noinline)) int fl_list_estimated_wide(const fl_clusters *cl,
                                                                         const float *df,
                                                                         const int *eval,

@@ -33,12 +33,17 @@
 #define FL_BALANCE_FLOOR 0.25
 #define FL_BALANCE_PLANS 4
 #define FL_BALANCE_VISITS 4096
+/* Sample points per task of the k-means++ seeding's distance updates, and
+ * points per task of a k-means assignment (each point on its own):
+ * scheduling per task against balance. */
+#define FL_LOWER_BLOCK 64
+#define FL_ASSIGN_RANGE 512
 
 /* -- Serial cut-offs: below them a parallel region costs more than it
  * saves (fl_par_threads() in fl_omp.h takes the work and one of these) -- */
 
 /* points of a loop over clients or data points (coverage and reach
- * updates, OCC passes) */
+ * updates, OCC passes, the k-means seeding's distance updates) */
 #define FL_PAR_MIN_CLIENTS 4096
 /* client-candidate pairs of a stochastic greedy step */
 #define FL_PAR_MIN_PAIRS 100000.0
@@ -47,6 +52,32 @@
 /* distance work (coordinates times centers) of an OCC proposal step:
  * OFL's epochs are short in points but each point meets many facilities */
 #define FL_PAR_MIN_DISTANCE_WORK 65536.0
+
+/* -- The cluster layout: with eps = 0 the picks are greedy's whatever
+ * these are; they move the work, and with eps > 0 the picks ---------- */
+
+/* Clients per leaf, FL_LEAF_SCALE sqrt(n) and at least FL_LEAF_MIN:
+ * tighter balls and sharper estimates against one distance per leaf in
+ * every evaluation and smaller chunks. */
+#define FL_LEAF_SCALE 0.35
+#define FL_LEAF_MIN 8
+/* Leaves per top-level cluster at most: past this, leaves are finer than
+ * the structure the bounds can use and every evaluation pays for them. */
+#define FL_MAX_LEAVES 64
+/* Lloyd iterations: the bounds need compact clusters, not a converged
+ * optimum, and each iteration is a pass of n K distances. */
+#define FL_KMEANS_ITER 12
+/* Points the k-means++ seeding samples at most: seeding time against
+ * seeds drawn from fewer points. */
+#define FL_KMEANS_SAMPLE 20000
+/* The k-means center sums are FL_SUM_BLOCKS fixed blocks of points summed
+ * in parallel from FL_SUM_MIN_POINTS points on, one block below: the
+ * centers' bits follow these, never the thread count. */
+#define FL_SUM_BLOCKS 16
+#define FL_SUM_MIN_POINTS 4096
+/* Initial facilities opened per post-selection pass: fewer passes over
+ * the clients against a larger skip table. */
+#define FL_INIT_BATCH 16
 
 /* -- Bound effort: tighter `bound` against more evaluations ------------ */
 
@@ -72,5 +103,40 @@
 /* A fine evaluation skips what a coarse one would at this fraction of
  * the skip threshold. */
 #define FL_FINE_FRACTION 0.01
+/* A leaf is skipped only if its mass estimate is below this fraction of
+ * the skip threshold (the mass test of fl_clusters_plan): fewer pairs
+ * against keys below their gains. */
+#define FL_EST_FRACTION 0.01
+/* The same fraction where the skipped leaves' mass estimates are added to
+ * the key (the first evaluations): a skipped leaf costs only its
+ * estimate's error. */
+#define FL_GUESS_EST_FRACTION (1.0 / 30)
+/* Standard deviations of a leaf's spread by which the cold tests call it
+ * covered already: fewer pairs against leaves wrongly skipped. */
+#define FL_COLD_SD 3.0
+/* Variance ratio (largest eigenvalue over rms2 / d) past which the
+ * bisector test takes a leaf's largest spread instead of a random
+ * direction's: elongated leaves kept against fewer skips. */
+#define FL_ISOTROPIC 6.0
+/* A leaf looks mixed (parts of several of the data's clusters) when it
+ * spreads FL_MIXED_EXCESS times past an isotropic sample's edge along a
+ * direction and two groups split along it explain FL_MIXED_SPLIT of its
+ * variance; past FL_MIXED_SHARE of the leaves mixed, the evaluations skip
+ * by bounds alone: greedy's picks against more pairs. */
+#define FL_MIXED_EXCESS 2.0
+#define FL_MIXED_SPLIT 0.85
+#define FL_MIXED_SHARE 0.12
+/* A coarse evaluation skips a leaf it would visit whose gain estimate is
+ * below this fraction of the skip threshold (fine evaluations, estimates
+ * not added): fewer pairs against gains that fall short. */
+#define FL_GAIN_FRACTION 0.001
+/* The same fraction where the dropped leaves' estimates are added to the
+ * key (coarse evaluations, the picks evaluated finely). */
+#define FL_GUESS_GAIN_FRACTION 0.1
+/* Power iterations for a leaf's largest variance (FL_ISOTROPIC), and
+ * steps of the one-dimensional two-means that judges a leaf mixed:
+ * set-up time against leaves misjudged. */
+#define FL_POWER_STEPS 3
+#define FL_SPLIT_STEPS 4
 
 #endif

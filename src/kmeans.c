@@ -6,35 +6,19 @@
 #include "fl_kernel.h"
 #include "fl_omp.h"
 #include "fl_rng.h"
-
-/* Lloyd iterations: the bounds only need compact clusters, not a converged
- * optimum, and each iteration costs a pass of n K distances. */
-#define FL_KMEANS_ITER 12
-/* k-means++ seeding looks at a sample this large at most. */
-#define FL_KMEANS_SAMPLE 20000
-/* Sample points below which a seeding step stays serial (a parallel
- * region costs about what a few thousand distances do). */
-#define FL_KMEANS_PAR_MIN 4096
+#include "fl_tune.h"
 
 /* Every loop below runs its serial form outside OpenMP when it would run
  * on one thread: a parallel region costs a team even when num_threads()
- * or if() leaves it one thread, 1.1 us on the benchmark VM (two futex()
- * calls).  The leaves' k-means (one thread each, cl_hierarchy.c) opened
- * about 1300 regions per solve of nhpc ("large", n = 30000; 111 regions
- * are left); without them nhpc took 2.8% less time at 1 thread on
- * "large", 1.9% on "weak_cluster", 1.0% on "medium_cluster" (n = 12000),
- * and 2.4% and 2.2% less at 2 threads on "large" and "strong_cluster"
- * (1.0% more on "medium_cluster"; n = 30000, medians of 10
- * alternations). */
+ * or if() leaves it one thread, and the leaves' k-means run one thread
+ * each (cl_hierarchy.c; measured: inst/bench/results/tunables.md,
+ * k-means: serial forms outside OpenMP). */
 
 /* Uniform on [0, 1) from the top 53 bits of fl_rng (no R RNG in the core). */
 static double uniform01(fl_rng *r)
 {
   return (double) (fl_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
-
-/* Sample points per block of lower_dist(). */
-#define FL_LOWER_BLOCK 64
 
 /* lower_dist() on the FL_LOWER_BLOCK sample points from s0. */
 static void lower_block(const double *x, int ns, int step, int d, const double *c, int s0,
@@ -57,7 +41,7 @@ static void lower_block(const double *x, int ns, int step, int d, const double *
 static void lower_dist(const double *x, int ns, int step, int d, const double *c,
                        int threads, double *dist)
 {
-  if (threads > 1 && ns >= FL_KMEANS_PAR_MIN) {
+  if (fl_par_threads(threads, ns, FL_PAR_MIN_CLIENTS) > 1) {
 FL_OMP(parallel for num_threads(threads) schedule(dynamic, 8))
     for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) lower_block(x, ns, step, d, c, s0, dist);
   } else {
@@ -118,12 +102,8 @@ double fl_kmeans_bytes(int n, int d, int threads)
  * by the largest; the point keeps its center while hi stays below lo by
  * FL_KMEANS_MARGIN of their sum, a margin well above the rounding of the
  * single-precision distances the bounds start from at the benchmarks'
- * scales: the assignments, and every result, stayed those of computing
- * every distance on all 13 benchmark presets. */
+ * scales (checked: inst/bench/results/tunables.md, FL_KMEANS_MARGIN). */
 #define FL_KMEANS_MARGIN 1e-3f
-
-/* Points per range of assign_points(), each range one thread's. */
-#define FL_ASSIGN_RANGE 512
 
 /* Assign points idx[0..nb-1] (nb <= FL_COLS_PAD), stored by coordinate in
  * pts, to their nearest centers, bounds set; returns how many changed. */
@@ -212,17 +192,15 @@ static float center_moves(const double *old, const double *centers, int K, int d
   return most;
 }
 
-/* Points are summed in this many fixed blocks when there are at least
- * FL_KMEANS_PAR_MIN of them (else one): each block's sums in point order,
+/* Points are summed in FL_SUM_BLOCKS fixed blocks when there are at least
+ * FL_SUM_MIN_POINTS of them (else one): each block's sums in point order,
  * then the blocks' in block order, so the centers never depend on the
  * thread count.  (Threads taking coordinates instead did not scale: each
- * read every row's cache lines, 0.007 s per k-means at one thread and
- * 0.008 s at two, n = 30000.) */
-#define FL_SUM_BLOCKS 16
-
+ * read every row's cache lines; measured: inst/bench/results/tunables.md,
+ * FL_SUM_BLOCKS.) */
 static int sum_blocks(int n)
 {
-  return n >= FL_KMEANS_PAR_MIN ? FL_SUM_BLOCKS : 1;
+  return n >= FL_SUM_MIN_POINTS ? FL_SUM_BLOCKS : 1;
 }
 
 /* The sums of block blk of the B blocks into part's slot blk. */

@@ -206,6 +206,25 @@ static fl_extent start_cursors(const fl_mf *r, const fl_mf_heap *s, int *pos, in
   return e;
 }
 
+/* bucket[ch]: the candidates whose next item is chunk ch, linked by
+ * link[] (-1 ends a list; every bucket is empty between calls), where two
+ * scans of the posted candidates for each chunk cost more.  Chunk ch is u
+ * = dir (ch - base) from this lane's end of the run; returns the furthest
+ * u with a candidate, -1 if none. */
+static int fill_buckets(const fl_mf_heap *s, const int *pos, const int *stop, int nch, int dir,
+                        int base, int *link, int *bucket)
+{
+  int far = -1;
+  for (int q = 0; q < s->npend; q++) {
+    int ch = item_chunk(s, q, pos[q], stop[q], nch);
+    if (ch < 0) continue;
+    link[q] = bucket[ch];
+    bucket[ch] = q;
+    far = dir * (ch - base) > far ? dir * (ch - base) : far;
+  }
+  return far;
+}
+
 /* This lane's part of its pair's run of chunk ids: chunk by chunk across
  * the posted candidates (their lists of items are in chunk order, merged
  * here), from the run's front or its back, each chunk with all the
@@ -220,7 +239,7 @@ static double walk_chunks(fl_mf *r, fl_mf_heap *s, int all, int tid, fl_run run,
                           fl_units *taken, int back, double *mine)
 {
   const fl_clusters *cl = &r->cl;
-  const int np = s->npend, nch = cl->nchunks;
+  const int nch = cl->nchunks;
   int *pos = fl_mf_tpos(r, tid);
   int *stop = pos + r->qmax, *link = stop + r->qmax, *bucket = link + r->qmax;
   fl_extent ext = start_cursors(r, s, pos, stop, run, back);
@@ -229,19 +248,8 @@ static double walk_chunks(fl_mf *r, fl_mf_heap *s, int all, int tid, fl_run run,
   const double total = ext.total;
   *mine = 0.0;
   if (last < first) return total;
-  /* bucket[ch]: the candidates whose next item is chunk ch, linked by
-   * link[] (-1 ends a list; every bucket is empty between calls), where
-   * two scans of the posted candidates for each chunk cost more.  Chunk
-   * ch is u = dir (ch - base) from this lane's end of the run. */
   const int dir = back ? -1 : 1, base = back ? last : first;
-  int far = -1;   /* the furthest chunk with a candidate, from the end */
-  for (int q = 0; q < np; q++) {
-    int ch = item_chunk(s, q, pos[q], stop[q], nch);
-    if (ch < 0) continue;
-    link[q] = bucket[ch];
-    bucket[ch] = q;
-    far = dir * (ch - base) > far ? dir * (ch - base) : far;
-  }
+  int far = fill_buckets(s, pos, stop, nch, dir, base, link, bucket);
   /* The claims count client visits: a chunk is this lane's when it holds
    * the chunk's first visit counted from the front. */
   fl_claim claim = fl_claim_start(taken, visits);

@@ -1,16 +1,16 @@
 /* How the lanes of a group share an evaluation step: a pair's runs cut
  * by the lanes' measured speeds.  The vCPUs of a shared machine run at
- * speeds that differ by 10% to 100% for minutes at a time (other
- * tenants); with even shares the lanes on faster ones waited for the
- * slowest at every step.  Every lane records, for the plans and for the
- * client visits, the share of the step it took, the seconds it took and
- * the work in them; the next step moves each lane's share FL_BALANCE_GAIN
- * of the way to the one that would have made the lanes finish together
- * (share over seconds, normalised), unless the step had less work than
- * `least` (mostly the clock and the caches then), and gives every lane at
- * least FL_BALANCE_FLOOR / M; a pair's run is its two lanes' shares.  The
- * split changes no result: a candidate's plan and partial gains have the
- * same bits whichever lane makes them. */
+ * different speeds for minutes at a time (other tenants; measured:
+ * inst/bench/results/tunables.md, FL_BALANCE_GAIN); with even shares the
+ * lanes on faster ones waited for the slowest at every step.  Every lane
+ * records, for the plans and for the client visits, the share of the step
+ * it took, the seconds it took and the work in them; the next step moves
+ * each lane's share FL_BALANCE_GAIN of the way to the one that would have
+ * made the lanes finish together (share over seconds, normalised), unless
+ * the step had less work than `least` (mostly the clock and the caches
+ * then), and gives every lane at least FL_BALANCE_FLOOR / M; a pair's run
+ * is its two lanes' shares.  The split changes no result: a candidate's
+ * plan and partial gains have the same bits whichever lane makes them. */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>

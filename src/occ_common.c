@@ -152,7 +152,8 @@ static int serial_pass(const occ_setup *s, const occ_alg *a, occ_trace *tr,
  * regions instead of one per epoch; the result is that of one epoch at a
  * time.  A pass starts with the chunk the previous one ended with: once
  * the passes are quiet, each is one region (waking the other threads for
- * every region took a third of a 1e5-point DP-means run on a 2-core VM).
+ * every region is dear: measured: inst/bench/results/tunables.md, OCC
+ * chunks of epochs).
  * Scratch is bounded to 16 MiB (and one pass). */
 static int epochs_per_pass(const occ_setup *s)
 {

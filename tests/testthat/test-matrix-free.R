@@ -94,7 +94,7 @@ test_that("the relaxed defaults stay within 0.1% of greedy where leaf estimates 
   # in src/fl_clusters.c).  "small", n = 1000: the leaves hold parts of
   # several of the data's clusters and the estimates fell 8 to 19 times
   # short (nhpc ended at 0.99727 before such data were evaluated by bounds
-  # alone; FL_MIXED_SHARE in src/fl_clusters.h).
+  # alone; FL_MIXED_SHARE in src/fl_tune.h).
   for (case in list(list("heavy_skew", 8000), list("small", 1000))) {
     X <- facility_data(case[[1]], n = case[[2]])
     greedy <- facility_greedy(X, 100, mode = "nhpc", sigma = 20, threads = 2,
