@@ -316,7 +316,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #' facility_control()
 #' facility_control(batch = 1, eps = 0, tau = 1)   # exact greedy
 facility_control <- function(batch = NULL, eps = 0.05, tau = 0.9, clusters = 32,
-                             group_size = NULL, seed = 1, epsilon = 0.01) {
+                             group_size = NULL, seed = 1, epsilon = 0.01, certify = 20) {
   structure(list(
     batch = if (is.null(batch)) NULL else check_count(batch, "batch"),
     eps = check_fraction(eps, "eps"),
@@ -324,7 +324,8 @@ facility_control <- function(batch = NULL, eps = 0.05, tau = 0.9, clusters = 32,
     clusters = check_count(clusters, "clusters"),
     group_size = if (is.null(group_size)) NULL else check_count(group_size, "group_size"),
     seed = check_count(seed, "seed", min = 0),
-    epsilon = check_fraction(epsilon, "epsilon")
+    epsilon = check_fraction(epsilon, "epsilon"),
+    certify = check_count(certify, "certify", min = 0, max = 1e6)
   ), class = "facility_control")
 }
 
@@ -334,7 +335,7 @@ print.facility_control <- function(x, ...) {
       ", eps =", x$eps, ", tau =", x$tau, ", clusters =", x$clusters,
       ", group_size =", if (is.null(x$group_size)) "min(4, threads)" else x$group_size,
       ", seed =", x$seed,
-      ", epsilon =", x$epsilon, "\n")
+      ", epsilon =", x$epsilon, ", certify =", x$certify, "\n")
   invisible(x)
 }
 
@@ -351,7 +352,8 @@ solver_control <- function(control, mode, k, threads, verbose) {
   list(mode = mode, k = k, threads = threads,
        batch = as.integer(batch), eps = control$eps, tau = control$tau,
        clusters = control$clusters, group_size = group_size(control, threads),
-       seed = as.double(control$seed), epsilon = control$epsilon, verbose = verbose)
+       seed = as.double(control$seed), epsilon = control$epsilon,
+       certify = control$certify, verbose = verbose)
 }
 
 group_size <- function(control, threads) {
@@ -430,7 +432,12 @@ new_facility_greedy <- function(out, problem, mode, threads, k, sigma, seconds, 
   }
   structure(list(
     selected = out$selected, gains = out$gains, objective = out$objective,
-    bound = out$bound, mode = mode, threads = threads, k = k,
+    bound = out$bound, bound_online = out$bound_online, bound_dual = out$bound_dual,
+    trace = data.frame(size = seq_along(out$trace_objective) - 1L,
+                       objective = out$trace_objective, bound = out$trace_bound),
+    dual_trace = out$dual_trace, bound_seconds = out$bound_seconds,
+    bound_evaluations = out$bound_evaluations, dual_steps = out$dual_steps,
+    mode = mode, threads = threads, k = k,
     sigma = if (from_similarity(problem)) NA_real_ else sigma,
     seconds = seconds, evaluations = out$evaluations, pairs = out$pairs,
     rounds = out$rounds, n = problem$n, m = problem$m,

@@ -71,6 +71,7 @@ typedef struct {
   fl_progress_fn progress;
   void *callback_ctx;
   double epsilon;     /* stochastic greedy: (m/k) log(1/epsilon) samples a step */
+  int certify;        /* steps of the LP-dual bound's minimisation (fl_dual.h) */
 } fl_control;
 
 typedef struct {
@@ -78,7 +79,17 @@ typedef struct {
   double *gains;        /* k entries, caller-owned */
   int nselected;
   double objective;     /* f(initial + selected), double precision */
-  double bound;         /* upper bound on the optimum for this k */
+  double bound;         /* upper bound on the optimum for this k: the smallest of
+                         * the cap, bound_online and bound_dual */
+  double bound_online;  /* min over rounds t of f(S_t) + the k largest gain bounds
+                         * held then (Inf: none) */
+  double bound_dual;    /* the LP dual's best B(u) (Inf: not computed) */
+  double bound_evaluations; /* gain and c_j(u) evaluations of the final bound */
+  double bound_seconds; /* its elapsed time (0 without OpenMP) */
+  int dual_steps;       /* steps of the LP dual that lowered it */
+  double *trace_objective; /* nselected + 1 entries (caller-owned, k + 1; or NULL): */
+  double *trace_bound;     /* f(S_t) and the bound known after t picks */
+  double *dual_trace;   /* certify + 1 entries, or NULL: the LP dual's B after each step */
   double evaluations;   /* marginal-gain evaluations */
   double pairs;         /* client-candidate similarities evaluated */
   int rounds;
@@ -90,6 +101,17 @@ enum { FL_RULE_NONE = 0, FL_RULE_UNIT_COST = 1, FL_RULE_COST_BENEFIT = 2 };
 
 /* Solve; fills res.  Returns an FL_* status; on failure nothing leaks. */
 int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res);
+
+/* Certify a given set: f(initial + sel) and upper bounds on the best f
+ * over sets of c->k more (bound, bound_online = f + the k largest gains,
+ * bound_dual after c->certify steps), from the similarity (W is built
+ * from points).  sel: nsel distinct 0-based candidates, none initial. */
+int fl_bound(const fl_problem *p, const int *sel, int nsel, const fl_control *c,
+             fl_result *res);
+
+/* B(u) of fl_dual.h for k picks at the given u (n values, at least the
+ * initial facilities' coverage): a check of the oracle. */
+int fl_dual_at(const fl_problem *p, int k, int threads, const double *u, double *value);
 
 /* f(S) for the given 0-based candidates (initial facilities included). */
 int fl_objective(const fl_problem *p, const int *sel, int nsel, int threads,
