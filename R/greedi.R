@@ -93,7 +93,8 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   }
   best$mode <- mode
   best$m <- n
-  best$bound <- NA_real_
+  best$bound <- best$bound_online <- best$bound_dual <- NA_real_
+  best$trace <- NULL   # a stage's bounds say nothing of the whole instance
   best$threads <- threads
   best$k <- k
   best$seconds <- proc.time()[["elapsed"]] - started

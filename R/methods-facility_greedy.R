@@ -7,14 +7,24 @@ print.facility_greedy <- function(x, ...) {
   cat(sprintf("  %d of %d candidates selected for %d clients%s\n",
               length(x$selected), x$m, x$n,
               if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
-  cat(sprintf("  f(S) = %.6g, bound = %.6g (f(S) / bound = %.4f)\n",
-              x$objective, x$bound, certificate(x)))
+  cat(sprintf("  f(S) = %.6g, bound = %.6g\n", x$objective, x$bound))
+  cat(" ", certificate_line(x$objective, x$bound, x$k), "\n")
   if (!is.null(x$budget))
     cat(sprintf("  budget = %.6g, spent %.6g (%s rule)\n", x$budget, x$spent, x$rule))
   cat(sprintf("  %.3g s, %.0f gain evaluations\n", x$seconds, x$evaluations))
   shown <- utils::head(x$selected, 10L)
   cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
   invisible(x)
+}
+
+# "f(S) / bound = 0.953: no set of 100 does better than 1.05 times this
+# one", or why there is no such statement.  Shared with facility_bound().
+certificate_line <- function(objective, bound, k) {
+  if (!is.finite(bound)) return("f(S) / bound: none (this mode gives no upper bound)")
+  ratio <- if (bound > 0) objective / bound else 1
+  if (ratio >= 1) return(sprintf("f(S) / bound = 1: no set of %d does better than this one", k))
+  sprintf("f(S) / bound = %.3f: no set of %d does better than %.3f times this one",
+          ratio, k, 1 / ratio)
 }
 
 certificate <- function(x) {
@@ -27,7 +37,8 @@ certificate <- function(x) {
 #' @param object A `facility_greedy` result.
 #' @param ... Unused.
 #' @return An object of class `summary.facility_greedy`: the settings, the
-#'   objective, its bound and certificate `objective / bound`, the work done
+#'   objective, its bound and certificate `objective / bound` (and the
+#'   online and LP-dual bounds behind it, see [facility_bound()]), the work done
 #'   and a table of the picks (`order`, `selected`, `gain`, `objective` so
 #'   far), and with a budget (see [facility_greedy()]) `budget`, `spent`
 #'   and `rule`, else `NULL`.
@@ -39,6 +50,9 @@ summary.facility_greedy <- function(object, ...) {
   structure(list(mode = object$mode, threads = object$threads, n = object$n,
                  m = object$m, k = object$k, objective = object$objective,
                  bound = object$bound, certificate = certificate(object),
+                 bound_online = object$bound_online, bound_dual = object$bound_dual,
+                 dual_steps = object$dual_steps, bound_seconds = object$bound_seconds,
+                 bound_evaluations = object$bound_evaluations,
                  seconds = object$seconds, evaluations = object$evaluations,
                  pairs = object$pairs, budget = object$budget, spent = object$spent,
                  rule = object$rule, picks = picks),
@@ -50,11 +64,11 @@ print.summary.facility_greedy <- function(x, ...) {
   cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s\n", x$mode,
               x$threads, if (x$threads == 1L) "" else "s"))
   cat(sprintf("Clients: %d  Candidates: %d  k: %d\n", x$n, x$m, x$k))
-  if (is.na(x$certificate))
-    cat(sprintf("f(S): %.6g  (this mode gives no upper bound)\n", x$objective))
-  else
-    cat(sprintf("f(S): %.6g  upper bound: %.6g  certified within %.2f%% of optimal\n",
-                x$objective, x$bound, 100 * (1 - x$certificate)))
+  cat(sprintf("f(S): %.6g  upper bound: %.6g (online %.6g, LP dual %.6g after %d steps)\n",
+              x$objective, x$bound, x$bound_online, x$bound_dual, x$dual_steps))
+  cat(certificate_line(x$objective, x$bound, x$k), "\n")
+  cat(sprintf("The bound took %.3g s and %.0f evaluations\n", x$bound_seconds,
+              x$bound_evaluations))
   if (!is.null(x$budget))
     cat(sprintf("Budget: %.6g  spent: %.6g  rule: %s\n", x$budget, x$spent, x$rule))
   cat(sprintf("Time: %.3g s  gain evaluations: %.0f  kernel evaluations: %.0f\n",
@@ -67,10 +81,11 @@ print.summary.facility_greedy <- function(x, ...) {
 
 #' Plot a facility location result
 #'
-#' Two panels: \eqn{f(S)} against \eqn{|S|}, from the open `initial`
-#' facilities at \eqn{|S| = 0} (with the upper bound as a dashed line when
-#' the mode gives a finite one), and the marginal gain of each pick against
-#' \eqn{|S|}.
+#' Two panels: \eqn{f(S_t)} against \eqn{t = |S_t|}, from the open `initial`
+#' facilities at \eqn{t = 0}, with the trace of the bound (the best upper
+#' bound on the optimum over sets of `k` known after \eqn{t} picks, see
+#' [facility_bound()]) as a dashed line where the mode gives a finite one,
+#' and the marginal gain of each pick against \eqn{|S|}.
 #'
 #' @param x A `facility_greedy` result.
 #' @param ... Further graphical parameters passed to [graphics::plot()];
@@ -83,14 +98,18 @@ plot.facility_greedy <- function(x, ...) {
   # every cost) something to draw and both panels a finite range
   size <- c(0L, s$order)
   objective <- c(x$objective - sum(x$gains), s$objective)
-  bound <- if (is.finite(x$bound)) x$bound   # Inf for "stochastic", NA for GreeDi
+  # the bound's trace where it is finite (none for "stochastic" on points,
+  # nor for GreeDi, whose bound is NA)
+  bound <- if (is.null(x$trace)) rep(x$bound, length(size)) else x$trace$bound
+  bound[!is.finite(bound)] <- NA
+  if (all(is.na(bound))) bound <- NULL
   xlim <- c(0, max(1L, nrow(s)))
   old <- graphics::par(mfrow = c(1, 2))
   on.exit(graphics::par(old))
   plot_with_defaults(list(x = size, y = objective, type = "b", pch = 20, xlim = xlim,
-                          ylim = range(0, objective, bound), xlab = "|S|",
-                          ylab = "f(S)", main = "Objective"), ...)
-  if (!is.null(bound)) graphics::abline(h = bound, lty = 2)
+                          ylim = range(0, objective, bound, na.rm = TRUE), xlab = "|S|",
+                          ylab = "f(S)", main = "Objective and bound"), ...)
+  if (!is.null(bound)) graphics::lines(size, bound, type = "s", lty = 2)
   plot_with_defaults(list(x = s$order, y = s$gain, type = "h", xlim = xlim,
                           ylim = range(0, s$gain), xlab = "|S|",
                           ylab = "marginal gain", main = "Gain of each pick"), ...)

@@ -113,6 +113,12 @@ int fl_bound(const fl_problem *p, const int *sel, int nsel, const fl_control *c,
  * initial facilities' coverage): a check of the oracle. */
 int fl_dual_at(const fl_problem *p, int k, int threads, const double *u, double *value);
 
+/* c_j(u) of the matrix-free modes' LP-dual oracle (mf_dual.c) for every
+ * candidate into out (m), at u_i = alpha max_{j in sel} s_ij, on the
+ * cluster layout of c: a check against the exact values. */
+int fl_mf_dual_values(const fl_problem *p, const fl_control *c, const int *sel, int nsel,
+                      double alpha, double *out);
+
 /* f(S) for the given 0-based candidates (initial facilities included). */
 int fl_objective(const fl_problem *p, const int *sel, int nsel, int threads,
                  double *value);

@@ -54,26 +54,34 @@ static int dual_init(dual_setup *d, const fl_state *s, int k, int iterations)
   return FL_OK;
 }
 
-int fl_certify(const fl_state *s, const fl_control *c, const double *ub0, fl_result *res)
+int fl_certify_dual(fl_dual_problem *dp, fl_dual_oracle *o, const double *u0,
+                    const double *ub0, const fl_control *c, fl_result *res)
 {
-  if (!s->p.sim && !s->p.sp_p) return FL_OK;    /* no oracle: bound_dual stays Inf */
   double start = fl_wtime();
-  dual_setup d;
-  if (dual_init(&d, s, c->k, c->certify) != FL_OK) return FL_ERR_NOMEM;
-  d.dp.interrupted = c->interrupted;
-  d.dp.callback_ctx = c->callback_ctx;
+  dp->iterations = c->certify;
+  dp->interrupted = c->interrupted;
+  dp->callback_ctx = c->callback_ctx;
   fl_dual_result r = { 0 };
   r.trace = res->dual_trace;
-  int status = fl_dual_minimise(&d.dp, &d.o, s->cover, ub0, &r);
+  int status = fl_dual_minimise(dp, o, u0, ub0, &r);
   if (status != FL_ERR_NOMEM) {
-    res->bound_dual = r.bound;
+    if (r.bound < res->bound_dual) res->bound_dual = r.bound;
     res->dual_steps = r.steps;
     /* B(u0) = f(S) + the k largest final gains: the online bound of the
      * last round with its stale keys refreshed */
     if (r.start < res->bound_online) res->bound_online = r.start;
   }
-  res->bound_evaluations += d.o.evaluations;
+  res->bound_evaluations += o->evaluations;
   res->bound_seconds += fl_wtime() - start;
+  return status;
+}
+
+int fl_certify(const fl_state *s, const fl_control *c, const double *ub0, fl_result *res)
+{
+  if (!s->p.sim && !s->p.sp_p) return FL_OK;    /* no oracle: bound_dual stays Inf */
+  dual_setup d;
+  if (dual_init(&d, s, c->k, c->certify) != FL_OK) return FL_ERR_NOMEM;
+  int status = fl_certify_dual(&d.dp, &d.o, s->cover, ub0, c, res);
   dual_free(&d);
   return status;
 }

@@ -39,8 +39,6 @@
 #include "fl_heap.h"
 #include "fl_state.h"
 
-/* Step lengths tried per step: alpha, alpha / 2, alpha / 4. */
-#define FL_DUAL_TRIALS 3
 /* A step whose B is within this fraction of the last one ends the search. */
 #define FL_DUAL_TOL 1e-12
 

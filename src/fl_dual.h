@@ -18,6 +18,10 @@
 
 #include "facloc.h"
 
+/* Step lengths tried per step (alpha, alpha / 2, alpha / 4): the most u
+ * an oracle's values() is asked for at once. */
+#define FL_DUAL_TRIALS 3
+
 /* What the minimisation needs from a similarity: two batch callbacks,
  * called on the main thread outside parallel regions (they may open their
  * own), with the oracle itself (its ctx their data, its pairs their
@@ -81,6 +85,15 @@ typedef struct {
 } fl_dual_exact;
 void fl_dual_oracle_exact(fl_dual_oracle *o, fl_dual_exact *ctx, const fl_problem *p,
                           int threads);
+/* Keep in *m1 >= *m2 the two largest of them and w (the oracles' top_two). */
+static inline void fl_keep_two(double w, double *m1, double *m2)
+{
+  if (w > *m2) {
+    if (w > *m1) { *m2 = *m1; *m1 = w; }
+    else *m2 = w;
+  }
+}
+
 /* Working memory of fl_dual_minimise and fl_certify on problem p. */
 double fl_dual_bytes(const fl_problem *p);
 /* B(u) for one u: sum_i a_i u_i + the k largest c_j(u) (the knapsack

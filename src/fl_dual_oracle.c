@@ -53,14 +53,6 @@ FL_OMP(parallel for num_threads(fl_par_threads(e->threads, (double) cnt * n * nu
   return FL_OK;
 }
 
-static inline void keep_two(double w, double *m1, double *m2)
-{
-  if (w > *m2) {
-    if (w > *m1) { *m2 = *m1; *m1 = w; }
-    else *m2 = w;
-  }
-}
-
 static int exact_top_two(fl_dual_oracle *o, const int *js, int cnt, const double *t, double *m1,
                          double *m2)
 {
@@ -70,7 +62,7 @@ static int exact_top_two(fl_dual_oracle *o, const int *js, int cnt, const double
   if (p->sp_p) {
     for (int r = 0; r < cnt; r++)
       for (int s = p->sp_p[js[r]]; s < p->sp_p[js[r] + 1]; s++)
-        keep_two(p->sp_x[s], m1 + p->sp_i[s], m2 + p->sp_i[s]);
+        fl_keep_two(p->sp_x[s], m1 + p->sp_i[s], m2 + p->sp_i[s]);
     return FL_OK;
   }
   int n = p->n, blocks = (n + FL_DUAL_BLOCK - 1) / FL_DUAL_BLOCK;
@@ -79,7 +71,7 @@ FL_OMP(parallel for num_threads(fl_par_threads(e->threads, (double) cnt * n, FL_
     int lo = b * FL_DUAL_BLOCK, hi = lo + FL_DUAL_BLOCK < n ? lo + FL_DUAL_BLOCK : n;
     for (int r = 0; r < cnt; r++) {
       const double *col = p->sim + (size_t) js[r] * n;
-      for (int i = lo; i < hi; i++) keep_two(col[i], m1 + i, m2 + i);
+      for (int i = lo; i < hi; i++) fl_keep_two(col[i], m1 + i, m2 + i);
     }
   }
   return FL_OK;

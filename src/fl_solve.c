@@ -81,7 +81,11 @@ static void finish_trace(fl_result *res)
     for (int t = 0; t < res->nselected; t++)
       res->trace_objective[t + 1] = res->trace_objective[t] + res->gains[t];
   }
-  if (res->trace_bound) res->trace_bound[res->nselected] = res->bound;
+  if (!res->trace_bound) return;
+  /* the best bound known after t picks: one made earlier still holds */
+  res->trace_bound[res->nselected] = res->bound;
+  for (int t = 1; t <= res->nselected; t++)
+    if (res->trace_bound[t - 1] < res->trace_bound[t]) res->trace_bound[t] = res->trace_bound[t - 1];
 }
 
 int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res)
@@ -133,6 +137,6 @@ double fl_solve_bytes(const fl_problem *p, const fl_control *c)
   if (p->cost) base += fl_budget_bytes(p, c);
   if (c->mode >= 0 && c->mode < FL_MODE_COUNT && modes[c->mode].bytes)
     base += modes[c->mode].bytes(p, c);
-  if (needs_matrix(c->mode) || p->sim || p->sp_p) base += fl_dual_bytes(p);
+  base += fl_dual_bytes(p);
   return base;
 }

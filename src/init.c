@@ -8,6 +8,7 @@ SEXP facloc_solve(SEXP problem, SEXP control);
 SEXP facloc_objective(SEXP problem, SEXP selected, SEXP threads);
 SEXP facloc_bound(SEXP problem, SEXP selected, SEXP control);
 SEXP facloc_dual_value(SEXP problem, SEXP u, SEXP k, SEXP threads);
+SEXP facloc_mf_dual_values(SEXP problem, SEXP control, SEXP selected, SEXP alpha);
 SEXP facloc_solve_bytes(SEXP problem, SEXP control);
 SEXP facloc_num_procs(void);
 SEXP facloc_has_openmp(void);
@@ -32,6 +33,7 @@ static const R_CallMethodDef call_methods[] = {
   {"facloc_objective", (DL_FUNC) &facloc_objective, 3},
   {"facloc_bound", (DL_FUNC) &facloc_bound, 3},
   {"facloc_dual_value", (DL_FUNC) &facloc_dual_value, 4},
+  {"facloc_mf_dual_values", (DL_FUNC) &facloc_mf_dual_values, 4},
   {"facloc_solve_bytes", (DL_FUNC) &facloc_solve_bytes, 2},
   {"facloc_num_procs", (DL_FUNC) &facloc_num_procs, 0},
   {"facloc_has_openmp", (DL_FUNC) &facloc_has_openmp, 0},

@@ -132,6 +132,23 @@ SEXP facloc_bound(SEXP problem, SEXP selected, SEXP control)
   return out;
 }
 
+/* The matrix-free oracle's c_j(u) at u = alpha times the coverage of
+ * `selected` (0-based), for tests against exact values. */
+SEXP facloc_mf_dual_values(SEXP problem, SEXP control, SEXP selected, SEXP alpha)
+{
+  fl_problem p = problem_from_list(problem);
+  fl_control c = control_from_list(control);
+  SEXP value = PROTECT(Rf_allocVector(REALSXP, p.m));
+  int status = fl_mf_dual_values(&p, &c, INTEGER(selected), Rf_length(selected),
+                                 Rf_asReal(alpha), REAL(value));
+  const char *names[] = { "status", "value" };
+  SEXP out = PROTECT(fl_r_list(2, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  SET_VECTOR_ELT(out, 1, value);
+  UNPROTECT(2);
+  return out;
+}
+
 /* B(u) for k picks (tests of the LP dual against a plain-R one). */
 SEXP facloc_dual_value(SEXP problem, SEXP u, SEXP k, SEXP threads)
 {
