@@ -8,15 +8,16 @@
  * interval, u + alpha (P(u) - u), with alpha chosen by a line search on
  * the true B: FL_DUAL_TRIALS values of alpha are evaluated in one pass
  * over the columns, and the next step's first trial is twice the one
- * taken.  Against the subgradient method with Polyak steps (target: the
- * greedy f(S)) and with Camerini-Fratta-Maffioli deflection, and against
- * a fixed damping without line search, this direction, scaled per client
- * by its distance to its interval, was much the fastest on the presets
- * (inst/bench/results/bound-methods.csv): Polyak needed about ten times
- * the column passes for the same bound.  The step is not a subgradient
- * step: B may stall above its minimum, but every B(u) is a bound, and B
- * only decreases (a step that does not lower it is refused and the next
- * trials are shorter).
+ * taken.  Why not plain subgradient steps: their length needs a target
+ * (Polyak's rule) or a schedule, both of which only the optimum would
+ * fix, and B oscillates under them; this direction is scaled per client
+ * by its distance to its interval (the minimiser of that client's part),
+ * and the line search on B itself needs no schedule, so a few steps, each
+ * one pass over the candidates, already close most of the gap (the
+ * figures are in inst/bench/results/certificate.csv).  The step is not a
+ * subgradient step: B may stall above its minimum, but every B(u) is a
+ * bound, and B only decreases (a step that does not lower it is refused
+ * and the next trials are shorter).
  *
  * Lazy evaluation: c_j(u) is non-increasing in every u_i, and
  *   c_j(u') <= c_j(u) + sum_i a_i max(0, u_i - u'_i)
