@@ -83,13 +83,10 @@ facility_bound <- function(X, selected, k = length(selected), sigma = 20, simila
                            candidates = NULL, weights = NULL, initial = NULL,
                            threads = facloc_threads(), control = facility_control(), ...) {
   check_dots_empty(...)
-  has_points <- !missing(X) && !is.null(X)
-  if (!has_points && is.null(similarity))
-    abort_argument("X", "must be given unless `similarity` is")
+  has_points <- check_instance(!missing(X) && !is.null(X), similarity)
   sigma <- check_sigma(sigma)
   threads <- resolve_threads(threads)
-  if (!inherits(control, "facility_control"))
-    abort_argument("control", "must be made by facility_control()")
+  check_control(control)
   problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates,
                               weights, initial)
   if (missing(selected)) abort_missing("selected")

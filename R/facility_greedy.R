@@ -200,15 +200,13 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
                            list(similarity = similarity, candidates = candidates,
                                 initial = initial, cost = cost, budget = budget,
                                 verbose = if (verbose) TRUE)))
-  if (!has_points && is.null(similarity))
-    abort_argument("X", "must be given unless `similarity` is")
+  check_instance(has_points, similarity)
   if (is.null(mode))   # the features only the exact modes honour pick "dc"
     mode <- if (is.null(similarity) && is.null(budget) && is.null(cost)) "nhpc" else "dc"
   mode <- check_choice(mode, facility_modes(), "mode")
   threads <- resolve_threads(threads)
   sigma <- check_sigma(sigma)
-  if (!inherits(control, "facility_control"))
-    abort_argument("control", "must be made by facility_control()")
+  check_control(control)
 
   problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates,
                               weights, initial)
@@ -499,9 +497,7 @@ new_facility_greedy <- function(out, problem, mode, threads, k, sigma, seconds, 
 facility_objective <- function(X, selected, sigma = 20, similarity = NULL,
                                candidates = NULL, weights = NULL,
                                threads = facloc_threads()) {
-  has_points <- !missing(X) && !is.null(X)
-  if (!has_points && is.null(similarity))
-    abort_argument("X", "must be given unless `similarity` is")
+  has_points <- check_instance(!missing(X) && !is.null(X), similarity)
   sigma <- check_sigma(sigma)
   threads <- resolve_threads(threads)
   problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates, weights)

@@ -141,11 +141,8 @@ SEXP facloc_mf_dual_values(SEXP problem, SEXP control, SEXP selected, SEXP alpha
   SEXP value = PROTECT(Rf_allocVector(REALSXP, p.m));
   int status = fl_mf_dual_values(&p, &c, INTEGER(selected), Rf_length(selected),
                                  Rf_asReal(alpha), REAL(value));
-  const char *names[] = { "status", "value" };
-  SEXP out = PROTECT(fl_r_list(2, names));
-  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
-  SET_VECTOR_ELT(out, 1, value);
-  UNPROTECT(2);
+  SEXP out = fl_r_status_list(status, "value", value);
+  UNPROTECT(1);
   return out;
 }
 
@@ -155,10 +152,8 @@ SEXP facloc_dual_value(SEXP problem, SEXP u, SEXP k, SEXP threads)
   fl_problem p = problem_from_list(problem);
   double value = 0.0;
   int status = fl_dual_at(&p, Rf_asInteger(k), Rf_asInteger(threads), REAL(u), &value);
-  const char *names[] = { "status", "value" };
-  SEXP out = PROTECT(fl_r_list(2, names));
-  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
-  SET_VECTOR_ELT(out, 1, Rf_ScalarReal(value));
+  SEXP v = PROTECT(Rf_ScalarReal(value));
+  SEXP out = fl_r_status_list(status, "value", v);
   UNPROTECT(1);
   return out;
 }
@@ -170,10 +165,8 @@ SEXP facloc_objective(SEXP problem, SEXP selected, SEXP threads)
   double value = 0.0;
   int status = fl_objective(&p, INTEGER(selected), Rf_length(selected),
                             Rf_asInteger(threads), &value);
-  const char *names[] = { "status", "objective" };
-  SEXP out = PROTECT(fl_r_list(2, names));
-  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
-  SET_VECTOR_ELT(out, 1, Rf_ScalarReal(value));
+  SEXP v = PROTECT(Rf_ScalarReal(value));
+  SEXP out = fl_r_status_list(status, "objective", v);
   UNPROTECT(1);
   return out;
 }
