@@ -137,6 +137,8 @@ double fl_solve_bytes(const fl_problem *p, const fl_control *c)
   if (p->cost) base += fl_budget_bytes(p, c);
   if (c->mode >= 0 && c->mode < FL_MODE_COUNT && modes[c->mode].bytes)
     base += modes[c->mode].bytes(p, c);
-  base += fl_dual_bytes(p);
+  /* the LP dual: the exact modes' always (their final refresh), the
+   * others' with steps to take */
+  if (c->certify > 0 || needs_matrix(c->mode)) base += fl_dual_bytes(p);
   return base;
 }
