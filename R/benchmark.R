@@ -98,8 +98,7 @@ facility_benchmark <- function(presets = "small", modes = c("dc", "nhpc"),
   sizes <- if (is.null(n)) preset_table$n[match(presets, preset_table$name)] else n
   if (!is.null(k)) k <- check_count(k, "k", max = min(sizes))
   sigma <- check_positive(sigma, "sigma")
-  if (!inherits(control, "facility_control"))
-    abort_argument("control", "must be made by facility_control()")
+  check_control(control)
   seed <- check_count(seed, "seed", min = -.Machine$integer.max)
   if (!is.null(file)) check_bench_file(file)
   progress <- check_flag(progress, "progress")

@@ -164,9 +164,21 @@ facility_modes <- function(kind = NULL) {
 #'   \item{objective}{\eqn{f(S)}, including any `initial` facilities.}
 #'   \item{bound}{An upper bound on the optimum over sets of `k` (plus
 #'     `initial`), or of the size returned when a `coverage` stopped the
-#'     solve: `objective / bound` certifies the answer. For points it
-#'     never exceeds the clients' total weight, which no set can cover more
-#'     of (every similarity is at most 1).}
+#'     solve: `objective / bound` certifies the answer. It is the
+#'     smallest of the bounds described in [facility_bound()]: the online
+#'     bound, the LP dual (with `certify` steps, see [facility_control()])
+#'     and, for points, the clients' total weight, which no set can cover
+#'     more of (every similarity is at most 1).}
+#'   \item{bound_online, bound_dual}{The online bound (the smallest over the
+#'     rounds) and the LP dual's best value; `Inf` where not computed.}
+#'   \item{trace}{A data frame: `size` \eqn{t}, `objective`
+#'     \eqn{f(S_t)} and `bound`, the best bound known after \eqn{t} picks
+#'     (`Inf` before any), its last row the final `bound`.}
+#'   \item{dual_trace}{The LP dual's value after each of its steps (first
+#'     its starting value), `NA` where not run.}
+#'   \item{bound_seconds, bound_evaluations, dual_steps}{Time and
+#'     candidate evaluations of the final bound, and the dual's steps that
+#'     lowered it.}
 #'   \item{mode, threads, k, sigma}{The settings used (`threads` after
 #'     capping; `sigma` is `NA` when a `similarity` was optimised).}
 #'   \item{sigma_rule}{How `sigma` was chosen: `"median heuristic"` or
@@ -224,12 +236,10 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
                            list(similarity = similarity, candidates = candidates,
                                 initial = initial, cost = cost, budget = budget,
                                 coverage = coverage, verbose = if (verbose) TRUE)))
-  if (!has_points && is.null(similarity))
-    abort_argument("X", "must be given unless `similarity` is")
+  check_instance(has_points, similarity)
   input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   threads <- resolve_threads(threads)
-  if (!inherits(control, "facility_control"))
-    abort_argument("control", "must be made by facility_control()")
+  check_control(control)
 
   problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
                               weights, initial)
@@ -352,13 +362,25 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   samples \eqn{\lceil (m/k) \log(1/\epsilon) \rceil}{ceiling((m/k)
 #'   log(1/epsilon))} candidates (at least 1); 0 samples all of them, which
 #'   is plain greedy.
+#' @param certify Steps of the LP-dual bound's minimisation (see
+#'   [facility_bound()]), a whole number from 0; each step costs about one
+#'   pass over the candidates that can still enter the top `k`. `NULL` (the
+#'   default) takes 5 in the exact modes and `"stochastic"`, where the
+#'   similarity matrix makes a step cheap (a default [facility_greedy()]
+#'   call on a given similarity stays within twice its time without the
+#'   bound; `inst/bench/certificate.R`), and 0 in the matrix-free modes,
+#'   where a step computes the similarities again and costs several times
+#'   the whole solve. With 0 the exact modes still refresh the final gains
+#'   once (the online bound of the last round, exact), the matrix-free
+#'   modes keep the bounds their solve holds.
 #' @return An object of class `facility_control`.
 #' @export
 #' @examples
 #' facility_control()
 #' facility_control(batch = 1, eps = 0, tau = 1)   # exact greedy
+#' facility_control(certify = 50)                  # a tighter bound
 facility_control <- function(batch = NULL, eps = 0.05, tau = 0.9, clusters = 32,
-                             group_size = NULL, seed = 1, epsilon = 0.01) {
+                             group_size = NULL, seed = 1, epsilon = 0.01, certify = NULL) {
   structure(list(
     batch = if (is.null(batch)) NULL else check_count(batch, "batch"),
     eps = check_fraction(eps, "eps"),
@@ -366,7 +388,8 @@ facility_control <- function(batch = NULL, eps = 0.05, tau = 0.9, clusters = 32,
     clusters = check_count(clusters, "clusters"),
     group_size = if (is.null(group_size)) NULL else check_count(group_size, "group_size"),
     seed = check_count(seed, "seed", min = 0),
-    epsilon = check_fraction(epsilon, "epsilon")
+    epsilon = check_fraction(epsilon, "epsilon"),
+    certify = if (is.null(certify)) NULL else check_count(certify, "certify", min = 0, max = 1e6)
   ), class = "facility_control")
 }
 
@@ -376,7 +399,8 @@ print.facility_control <- function(x, ...) {
       ", eps =", x$eps, ", tau =", x$tau, ", clusters =", x$clusters,
       ", group_size =", if (is.null(x$group_size)) "min(4, threads)" else x$group_size,
       ", seed =", x$seed,
-      ", epsilon =", x$epsilon, "\n")
+      ", epsilon =", x$epsilon,
+      ", certify =", if (is.null(x$certify)) "5 (0 matrix-free)" else x$certify, "\n")
   invisible(x)
 }
 
@@ -395,8 +419,15 @@ solver_control <- function(control, mode, k, threads, verbose, target = 0) {
   list(mode = mode, k = k, threads = threads,
        batch = as.integer(batch), eps = control$eps, tau = control$tau,
        clusters = control$clusters, group_size = group_size(control, threads),
-       seed = as.double(control$seed), epsilon = control$epsilon, verbose = verbose,
-       target = as.double(target))
+       seed = as.double(control$seed), epsilon = control$epsilon,
+       certify = certify_steps(control, mode), verbose = verbose, target = as.double(target))
+}
+
+# Steps of the LP dual: the control's, else 5 where the solve holds the
+# similarity and 0 in the matrix-free modes (see facility_control()).
+certify_steps <- function(control, mode) {
+  if (!is.null(control$certify)) return(as.integer(control$certify))
+  if (mode %in% facility_modes("matrix-free")) 0L else 5L
 }
 
 # Mode NULL: the exact "dc" where its n x m similarity matrix is small
@@ -486,7 +517,12 @@ new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, 
   }
   structure(list(
     selected = out$selected, gains = out$gains, objective = out$objective,
-    bound = out$bound, mode = mode, threads = threads, k = k,
+    bound = out$bound, bound_online = out$bound_online, bound_dual = out$bound_dual,
+    trace = data.frame(size = seq_along(out$trace_objective) - 1L,
+                       objective = out$trace_objective, bound = out$trace_bound),
+    dual_trace = out$dual_trace, bound_seconds = out$bound_seconds,
+    bound_evaluations = out$bound_evaluations, dual_steps = out$dual_steps,
+    mode = mode, threads = threads, k = k,
     sigma = input$sigma, sigma_rule = input$sigma_rule, source = input$source,
     labels = input$labels, seconds = seconds, evaluations = out$evaluations, pairs = out$pairs,
     rounds = out$rounds, n = problem$n, m = problem$m,
@@ -522,9 +558,7 @@ new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, 
 facility_objective <- function(X, selected, sigma = NULL, similarity = NULL,
                                candidates = NULL, weights = NULL,
                                threads = facloc_threads()) {
-  has_points <- !missing(X) && !is.null(X)
-  if (!has_points && is.null(similarity))
-    abort_argument("X", "must be given unless `similarity` is")
+  has_points <- check_instance(!missing(X) && !is.null(X), similarity)
   input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   threads <- resolve_threads(threads)
   problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,

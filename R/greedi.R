@@ -59,8 +59,7 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   threads <- resolve_threads(threads)
   sigma_rule <- if (is.null(sigma)) "median heuristic" else "given"
   sigma <- resolve_sigma(sigma, X)   # on all the rows: every part uses the same
-  if (!inherits(control, "facility_control"))
-    abort_argument("control", "must be made by facility_control()")
+  check_control(control)
   k <- check_count(k, "k", max = n)
   if (!is.null(weights)) weights <- check_weights(weights, n, "weights")
   P <- cluster_size(cl, n)
@@ -98,7 +97,8 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   }
   best$mode <- mode
   best$m <- n
-  best$bound <- NA_real_
+  best$bound <- best$bound_online <- best$bound_dual <- NA_real_
+  best$trace <- NULL   # a stage's bounds say nothing of the whole instance
   best$sigma_rule <- sigma_rule
   best$labels <- rownames(X)
   best$objective_all <- if (is.null(weights)) as.double(n) else sum(weights)

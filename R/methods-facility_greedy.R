@@ -7,8 +7,8 @@ print.facility_greedy <- function(x, ...) {
   cat(sprintf("  %d of %d candidates selected for %d clients%s\n",
               length(x$selected), x$m, x$n,
               if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
-  cat(sprintf("  f(S) = %.6g, bound = %.6g (f(S) / bound = %.4f)\n",
-              x$objective, x$bound, certificate(x)))
+  cat(sprintf("  f(S) = %.6g, bound = %.6g\n", x$objective, x$bound))
+  cat("  ", certificate_line(x$objective, x$bound, bound_size(x)), "\n", sep = "")
   cat(kernel_line(x), coverage_line(x), sep = "")
   if (!is.null(x$budget))
     cat(sprintf("  budget = %.6g, spent %.6g (%s rule)\n", x$budget, x$spent, x$rule))
@@ -37,6 +37,19 @@ coverage_share <- function(f, x) {
   if (isTRUE(x$objective_all == 0)) rep(1, length(f)) else f / x$objective_all
 }
 
+# The size of the sets `bound` is for: k, or the picks a `coverage` stopped at.
+bound_size <- function(x) if (is.null(x$coverage)) x$k else length(x$selected)
+
+# "f(S) / bound = 0.953: no set of 100 does better than 1.05 times this
+# one", or why there is no such statement.  Shared with facility_bound().
+certificate_line <- function(objective, bound, k) {
+  if (!is.finite(bound)) return("f(S) / bound: none (this mode gives no upper bound)")
+  ratio <- if (bound > 0) objective / bound else 1
+  if (ratio >= 1) return(sprintf("f(S) / bound = 1: no set of %d does better than this one", k))
+  sprintf("f(S) / bound = %.3f: no set of %d does better than %.3f times this one",
+          ratio, k, 1 / ratio)
+}
+
 certificate <- function(x) {
   if (!is.finite(x$bound)) return(NA_real_)   # no bound (mode "stochastic")
   if (x$bound > 0) x$objective / x$bound else 1
@@ -48,17 +61,21 @@ certificate <- function(x) {
 #' @param ... Unused.
 #' @return An object of class `summary.facility_greedy`: the settings
 #'   (`sigma` and `sigma_rule` among them), the objective, its bound and
-#'   certificate `objective / bound`, \eqn{f(V)} (`objective_all`) and the
+#'   certificate `objective / bound` (and the online and LP-dual bounds
+#'   behind it, see [facility_bound()]), \eqn{f(V)} (`objective_all`) and the
 #'   `coverage` asked for, the work done and the table of the picks of
 #'   [as.data.frame.facility_greedy()], and with a budget (see
 #'   [facility_greedy()]) `budget`, `spent` and `rule`, else `NULL`.
 #' @export
 summary.facility_greedy <- function(object, ...) {
   structure(list(mode = object$mode, threads = object$threads, n = object$n,
-                 m = object$m, k = object$k, sigma = object$sigma,
+                 m = object$m, k = object$k, size = bound_size(object), sigma = object$sigma,
                  sigma_rule = object$sigma_rule, objective_all = object$objective_all,
                  coverage = object$coverage, objective = object$objective,
                  bound = object$bound, certificate = certificate(object),
+                 bound_online = object$bound_online, bound_dual = object$bound_dual,
+                 dual_steps = object$dual_steps, bound_seconds = object$bound_seconds,
+                 bound_evaluations = object$bound_evaluations,
                  seconds = object$seconds, evaluations = object$evaluations,
                  pairs = object$pairs, budget = object$budget, spent = object$spent,
                  rule = object$rule, picks = as.data.frame(object)),
@@ -70,11 +87,11 @@ print.summary.facility_greedy <- function(x, ...) {
   cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s\n", x$mode,
               x$threads, if (x$threads == 1L) "" else "s"))
   cat(sprintf("Clients: %d  Candidates: %d  k: %d\n", x$n, x$m, x$k))
-  if (is.na(x$certificate))
-    cat(sprintf("f(S): %.6g  (this mode gives no upper bound)\n", x$objective))
-  else
-    cat(sprintf("f(S): %.6g  upper bound: %.6g  certified within %.2f%% of optimal\n",
-                x$objective, x$bound, 100 * (1 - x$certificate)))
+  cat(sprintf("f(S): %.6g  upper bound: %.6g (online %.6g, LP dual %.6g after %d steps)\n",
+              x$objective, x$bound, x$bound_online, x$bound_dual, x$dual_steps))
+  cat(certificate_line(x$objective, x$bound, x$size), "\n", sep = "")
+  cat(sprintf("The bound took %.3g s and %.0f evaluations\n", x$bound_seconds,
+              x$bound_evaluations))
   cat(kernel_line(x, "Kernel width: "), coverage_line(x, "Coverage: "), sep = "")
   if (!is.null(x$budget))
     cat(sprintf("Budget: %.6g  spent: %.6g  rule: %s\n", x$budget, x$spent, x$rule))
@@ -121,10 +138,11 @@ as.data.frame.facility_greedy <- function(x, row.names = NULL, optional = FALSE,
 
 #' Plot a facility location result
 #'
-#' Two panels: \eqn{f(S)} against \eqn{|S|}, from the open `initial`
-#' facilities at \eqn{|S| = 0} (with the upper bound as a dashed line when
-#' the mode gives a finite one), and the marginal gain of each pick against
-#' \eqn{|S|}.
+#' Two panels: \eqn{f(S_t)} against \eqn{t = |S_t|}, from the open `initial`
+#' facilities at \eqn{t = 0}, with the trace of the bound (the best upper
+#' bound on the optimum over sets of `k` known after \eqn{t} picks, see
+#' [facility_bound()]) as a dashed line where the mode gives a finite one,
+#' and the marginal gain of each pick against \eqn{|S|}.
 #'
 #' @param x A `facility_greedy` result.
 #' @param ... Further graphical parameters passed to [graphics::plot()];
@@ -137,14 +155,18 @@ plot.facility_greedy <- function(x, ...) {
   # every cost) something to draw and both panels a finite range
   size <- c(0L, s$order)
   objective <- c(x$objective - sum(x$gains), s$objective)
-  bound <- if (is.finite(x$bound)) x$bound   # Inf for "stochastic", NA for GreeDi
+  # the bound's trace where it is finite (none for "stochastic" on points,
+  # nor for GreeDi, whose bound is NA)
+  bound <- if (is.null(x$trace)) rep(x$bound, length(size)) else x$trace$bound
+  bound[!is.finite(bound)] <- NA
+  if (all(is.na(bound))) bound <- NULL
   xlim <- c(0, max(1L, nrow(s)))
   old <- graphics::par(mfrow = c(1, 2))
   on.exit(graphics::par(old))
   plot_with_defaults(list(x = size, y = objective, type = "b", pch = 20, xlim = xlim,
-                          ylim = range(0, objective, bound), xlab = "|S|",
-                          ylab = "f(S)", main = "Objective"), ...)
-  if (!is.null(bound)) graphics::abline(h = bound, lty = 2)
+                          ylim = range(0, objective, bound, na.rm = TRUE), xlab = "|S|",
+                          ylab = "f(S)", main = "Objective and bound"), ...)
+  if (!is.null(bound)) graphics::lines(size, bound, type = "s", lty = 2)
   plot_with_defaults(list(x = s$order, y = s$gain, type = "h", xlim = xlim,
                           ylim = range(0, s$gain), xlab = "|S|",
                           ylab = "marginal gain", main = "Gain of each pick"), ...)

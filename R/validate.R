@@ -123,3 +123,16 @@ check_indices <- function(x, n, arg, allow_empty = FALSE) {
     abort_argument(arg, "must not contain duplicates")
   as.integer(x)
 }
+
+# `X` is given, or else `similarity` must be: returns whether points are.
+check_instance <- function(has_points, similarity) {
+  if (!has_points && is.null(similarity))
+    abort_argument("X", "must be given unless `similarity` is")
+  has_points
+}
+
+check_control <- function(control) {
+  if (!inherits(control, "facility_control"))
+    abort_argument("control", "must be made by facility_control()")
+  control
+}

@@ -12,12 +12,12 @@
  * candidate that does not fit the remaining budget never will again, so it
  * is dropped when it reaches the top.  Threads share the first gains and
  * the coverage updates; the answer does not depend on their number. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fl_state.h"
 #include "fl_heap.h"
 #include "fl_celf.h"
+#include "fl_certify.h"
 #include "fl_solvers.h"
 #include "fl_omp.h"
 
@@ -70,39 +70,6 @@ static int lazy_pass(fl_state *s, const fl_control *c, const fl_entry *first,
   return FL_OK;
 }
 
-static int by_ratio_desc(const void *a, const void *b)
-{
-  const double *x = a, *y = b;   /* pairs (gain / cost, cost) */
-  return (x[0] < y[0]) - (x[0] > y[0]);
-}
-
-/* OPT <= f(S) + the largest sum of gains w.r.t. S that fits the budget,
- * itself at most the fractional knapsack of those gains (Leskovec et al.
- * 2007, Theorem 4). */
-static double knapsack_bound(fl_state *s)
-{
-  const fl_problem *p = &s->p;
-  double *pair = malloc((size_t) p->m * 2 * sizeof(double));
-  if (!pair) return INFINITY;
-FL_OMP(parallel for num_threads(s->threads) schedule(dynamic, 64))
-  for (int j = 0; j < p->m; j++) {
-    double g = s->chosen[j] ? 0.0 : fl_gain(p, j, s->cover), *pj = pair + 2 * (size_t) j;
-    pj[0] = g / p->cost[j];
-    pj[1] = p->cost[j];
-  }
-  s->evaluations += p->m;
-  qsort(pair, (size_t) p->m, 2 * sizeof(double), by_ratio_desc);
-  double left = p->budget, sum = 0.0;
-  for (const double *pj = pair, *end = pair + 2 * (size_t) p->m;
-       pj < end && left > 0.0 && pj[0] > 0.0; pj += 2) {
-    double take = pj[1] < left ? pj[1] : left;
-    sum += pj[0] * take;
-    left -= take;
-  }
-  free(pair);
-  return fl_state_objective(s) + sum;
-}
-
 int fl_solve_budget(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   fl_state uc, cb;
@@ -136,8 +103,11 @@ int fl_solve_budget(const fl_problem *p, const fl_control *c, fl_result *res)
     }
     win->evaluations = uc.evaluations + cb.evaluations;
     res->objective = fl_state_objective(win);
-    res->bound = status == FL_OK ? knapsack_bound(win) : INFINITY;
-    if (res->bound < res->objective) res->bound = res->objective;
+    /* OPT <= f(S) + the largest sum of gains w.r.t. S that fits the
+     * budget, at most their fractional knapsack (Leskovec et al. 2007,
+     * Theorem 4): the LP dual's value at the coverage of S, which its
+     * steps lower */
+    if (status == FL_OK) status = fl_certify(win, c, NULL, res);
     res->evaluations = win->evaluations;
     res->pairs = uc.pairs + cb.pairs;
     res->rounds = res->nselected;
@@ -150,6 +120,6 @@ int fl_solve_budget(const fl_problem *p, const fl_control *c, fl_result *res)
 
 double fl_budget_bytes(const fl_problem *p, const fl_control *c)
 {
-  /* second coverage and chosen flags, two entry arrays, the knapsack pairs */
-  return 8.0 * p->n + p->m + 2.0 * 16.0 * p->m + 16.0 * p->m + 12.0 * c->k;
+  /* second coverage and chosen flags, two entry arrays */
+  return 8.0 * p->n + p->m + 2.0 * 16.0 * p->m + 12.0 * c->k;
 }

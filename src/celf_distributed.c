@@ -30,12 +30,12 @@ int fl_solve_dc(const fl_problem *p, const fl_control *c, fl_result *res)
   fl_entry *entries = malloc((size_t) p->m * sizeof(fl_entry));
   fl_heap *heaps = malloc((size_t) nheaps * sizeof(fl_heap));
   fl_heap **hp = malloc((size_t) nheaps * sizeof(fl_heap *));
-  if (!entries || !heaps || !hp) {
-    free(entries); free(heaps); free(hp); fl_state_free(&s);
+  double *keys = malloc((size_t) p->m * sizeof(double));
+  if (!entries || !heaps || !hp || !keys) {
+    free(entries); free(heaps); free(hp); free(keys); fl_state_free(&s);
     return FL_ERR_NOMEM;
   }
   int nopen = fl_celf_initial_gains(&s, entries);
-  double bound0 = fl_celf_bound_initial(&s, entries, nopen, c->k);
   /* entries are in candidate order, so blocks of them are blocks of candidates */
   for (int t = 0; t < nheaps; t++) {
     int lo = (int) ((long long) nopen * t / nheaps);
@@ -59,12 +59,14 @@ FL_OMP(parallel for num_threads(nheaps) schedule(static, 1) reduction(+:evaluati
           (owner < 0 || fl_entry_before(heaps[t].a[0], heaps[owner].a[0])))
         owner = t;
     if (owner < 0) break;
+    /* every top is fresh: the round's keys are the same on every run */
+    fl_celf_round(&s, hp, nheaps, NULL, c->k, round, keys, res);
     fl_entry win = fl_heap_pop(&heaps[owner]);
     fl_state_select(&s, win.idx, win.key, res);
     fl_progress(c, round + 1, res->nselected, fl_state_objective(&s));
   }
-  fl_celf_finish(&s, hp, nheaps, bound0, fl_bound_k(c, res), res);
-  free(entries); free(heaps); free(hp);
+  status = fl_celf_finish(&s, hp, nheaps, c, keys, status, res);
+  free(entries); free(heaps); free(hp); free(keys);
   fl_state_free(&s);
   return status;
 }

@@ -54,11 +54,16 @@ int fl_solve_c(const fl_problem *p, const fl_control *c, fl_result *res)
   fl_state s;
   if (fl_state_init(&s, p, c->threads, 1) != FL_OK) return FL_ERR_NOMEM;
   fl_entry *entries = malloc((size_t) p->m * sizeof(fl_entry));
-  if (!entries) { fl_state_free(&s); return FL_ERR_NOMEM; }
+  double *keys = malloc((size_t) p->m * sizeof(double));
+  if (!entries || !keys) { free(entries); free(keys); fl_state_free(&s); return FL_ERR_NOMEM; }
   fl_heap h;
+  fl_heap *heaps[1] = { &h };
   int nopen = fl_celf_initial_gains(&s, entries);
-  double bound0 = fl_celf_bound_initial(&s, entries, nopen, c->k);
   fl_heap_build(&h, entries, nopen);
+  /* Only the first round's keys make a bound: later, which tops the
+   * racing threads evaluated beyond the winner, and hence the keys left,
+   * vary from run to run, and the bound must not. */
+  fl_celf_round(&s, heaps, 1, NULL, c->k, 0, keys, res);
   fl_lock lock;
   fl_lock_init(&lock);
   int status = FL_OK;
@@ -71,10 +76,8 @@ int fl_solve_c(const fl_problem *p, const fl_control *c, fl_result *res)
     fl_progress(c, round + 1, res->nselected, fl_state_objective(&s));
   }
   fl_lock_destroy(&lock);
-  if (status == FL_OK) fl_celf_refresh_tops(&s, &h, fl_bound_k(c, res), c->k);
-  fl_heap *heaps[1] = { &h };
-  fl_celf_finish(&s, heaps, 1, bound0, fl_bound_k(c, res), res);
-  free(entries);
+  status = fl_celf_finish(&s, heaps, 1, c, keys, status, res);
+  free(entries); free(keys);
   fl_state_free(&s);
   return status;
 }

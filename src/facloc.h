@@ -72,6 +72,7 @@ typedef struct {
   void *callback_ctx;
   double epsilon;     /* stochastic greedy: (m/k) log(1/epsilon) samples a step */
   double target;      /* stop once f(S) >= target; 0: none */
+  int certify;        /* steps of the LP-dual bound's minimisation (fl_dual.h) */
 } fl_control;
 
 typedef struct {
@@ -79,7 +80,17 @@ typedef struct {
   double *gains;        /* k entries, caller-owned */
   int nselected;
   double objective;     /* f(initial + selected), double precision */
-  double bound;         /* upper bound on the optimum for this k */
+  double bound;         /* upper bound on the optimum for this k: the smallest of
+                         * the cap, bound_online and bound_dual */
+  double bound_online;  /* min over rounds t of f(S_t) + the k largest gain bounds
+                         * held then (Inf: none) */
+  double bound_dual;    /* the LP dual's best B(u) (Inf: not computed) */
+  double bound_evaluations; /* gain and c_j(u) evaluations of the final bound */
+  double bound_seconds; /* its elapsed time (0 without OpenMP) */
+  int dual_steps;       /* steps of the LP dual that lowered it */
+  double *trace_objective; /* nselected + 1 entries (caller-owned, k + 1; or NULL): */
+  double *trace_bound;     /* f(S_t) and the bound known after t picks */
+  double *dual_trace;   /* certify + 1 entries, or NULL: the LP dual's B after each step */
   double evaluations;   /* marginal-gain evaluations */
   double pairs;         /* client-candidate similarities evaluated */
   int rounds;
@@ -91,6 +102,23 @@ enum { FL_RULE_NONE = 0, FL_RULE_UNIT_COST = 1, FL_RULE_COST_BENEFIT = 2 };
 
 /* Solve; fills res.  Returns an FL_* status; on failure nothing leaks. */
 int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res);
+
+/* Certify a given set: f(initial + sel) and upper bounds on the best f
+ * over sets of c->k more (bound, bound_online = f + the k largest gains,
+ * bound_dual after c->certify steps), from the similarity (W is built
+ * from points).  sel: nsel distinct 0-based candidates, none initial. */
+int fl_bound(const fl_problem *p, const int *sel, int nsel, const fl_control *c,
+             fl_result *res);
+
+/* B(u) of fl_dual.h for k picks at the given u (n values, at least the
+ * initial facilities' coverage): a check of the oracle. */
+int fl_dual_at(const fl_problem *p, int k, int threads, const double *u, double *value);
+
+/* c_j(u) of the matrix-free modes' LP-dual oracle (mf_dual.c) for every
+ * candidate into out (m), at u_i = alpha max_{j in sel} s_ij, on the
+ * cluster layout of c: a check against the exact values. */
+int fl_mf_dual_values(const fl_problem *p, const fl_control *c, const int *sel, int nsel,
+                      double alpha, double *out);
 
 /* f(S) for the given 0-based candidates (initial facilities included). */
 int fl_objective(const fl_problem *p, const int *sel, int nsel, int threads,

@@ -8,20 +8,20 @@
 /* Exact gains of every open candidate against the starting coverage, in
  * candidate order, tagged round 0 (parallel).  Returns how many. */
 int fl_celf_initial_gains(fl_state *s, fl_entry *entries);
-/* f(start) + the k largest initial gains. */
-double fl_celf_bound_initial(const fl_state *s, const fl_entry *entries, int count, int k);
-/* Evaluate h's stale tops against the final coverage, tagging them round
- * `fresh`, until its k largest keys are such gains: then they are the k
- * largest marginal gains, whichever keys the solve left.  Mode c needs
- * it: its threads race for the tops, so which of them a round evaluated
- * beyond the winner, and hence the keys left, vary from run to run. */
-void fl_celf_refresh_tops(fl_state *s, fl_heap *h, int k, int fresh);
-/* Fill objective, bound (the smaller of bound0 and f(S) + the k largest keys
- * left in the heaps, all upper bounds), evaluations, pairs and rounds. */
-void fl_celf_finish(fl_state *s, fl_heap **heaps, int nheaps, double bound0,
-                    int k, fl_result *res);
-/* Sum of the k largest keys of a set of entries; a valid bound term even if
- * scratch memory is short, by falling back to the sum of all keys. */
-double fl_celf_topk(fl_heap **heaps, int nheaps, int k);
+/* Sum of the k largest keys of the heaps and of *extra (a popped entry, or
+ * NULL); keys: scratch for m values. */
+double fl_celf_topk(fl_heap **heaps, int nheaps, const fl_entry *extra, int k, double *keys);
+/* The online bound of Leskovec et al. (2007) after t picks: every key is
+ * an upper bound on its gain w.r.t. S_t (stale ones by submodularity), so
+ * f(S_t) + the k largest keys bounds the optimum; recorded by fl_trace. */
+void fl_celf_round(const fl_state *s, fl_heap **heaps, int nheaps, const fl_entry *extra,
+                   int k, int t, double *keys, fl_result *res);
+/* Fill objective, evaluations, pairs and rounds; after a complete solve
+ * (status FL_OK) also the last round's bound and the LP dual of
+ * fl_certify, from the keys left in the heaps: its first evaluation
+ * refreshes the stale tops until the k largest keys are exact gains, as
+ * CELF would.  Returns the status. */
+int fl_celf_finish(fl_state *s, fl_heap **heaps, int nheaps, const fl_control *c,
+                   double *keys, int status, fl_result *res);
 
 #endif

@@ -121,6 +121,7 @@ struct fl_mf {
   fl_entry *fresh;       /* nheaps x batch: fresh tops of the round */
   int *nfresh;
   double *ub;            /* m: upper bound on each candidate's gain */
+  double *keys;          /* m: scratch of the online bound (mf_dual.c) */
   int *fine_round;       /* m: round of each candidate's last fine evaluation */
   int *settle_round;     /* m: round in which its coarse gain was last keyed down */
   int refine;            /* fine evaluations of the picks (eps > 0) */
@@ -324,6 +325,12 @@ double fl_mf_record_picks(fl_mf *r, fl_result *res);
 
 /* mf_bound.c */
 double fl_mf_refined_topk(fl_mf *r, double room);
+
+/* mf_dual.c: the online bound after the picks so far (fl_trace), and the
+ * LP dual of the final set (fl_certify_dual; uses ub and the layout's
+ * coverage, which it leaves changed) */
+void fl_mf_online(fl_mf *r, fl_result *res, double f);
+int fl_mf_certify(fl_mf *r, const fl_problem *p, const fl_control *c, fl_result *res);
 
 /* mf_solve.c: the driver every generation calls */
 int fl_mf_solve(const fl_problem *p, const fl_control *c, const fl_mf_config *g,

@@ -1,9 +1,11 @@
 /* Dispatch, the objective and memory estimates. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "facloc.h"
 #include "fl_state.h"
 #include "fl_solvers.h"
+#include "fl_dual.h"
 
 /* The modes, by fl_mode: the one list of them (R reads the names and
  * kinds through facloc_modes()).  bytes: working memory beyond the
@@ -53,23 +55,56 @@ static int solve_mode(const fl_problem *p, const fl_control *c, fl_result *res)
   return modes[c->mode].solve(p, c, res);
 }
 
-static void cap_bound(const fl_problem *p, const fl_control *c, fl_result *res)
+/* bound: the smallest of the solver's own (matrix-free modes), the
+ * online and the LP-dual bounds, and the cap; never below f(S).
+ * Stochastic greedy without a matrix has none of the first three and
+ * reports no bound (Inf) rather than the cap. */
+static void final_bound(const fl_problem *p, const fl_control *c, fl_result *res)
 {
-  if (!p->x || c->mode == FL_MODE_STOCHASTIC) return;
-  double cap = fl_bound_cap(p);
-  if (cap < res->bound) res->bound = cap;
-  if (res->bound < res->objective) res->bound = res->objective;
+  double b = res->bound;
+  if (res->bound_online < b) b = res->bound_online;
+  if (res->bound_dual < b) b = res->bound_dual;
+  if (p->x && !p->sim && !p->sp_p && (c->mode != FL_MODE_STOCHASTIC || b < INFINITY)) {
+    double cap = fl_bound_cap(p);
+    if (cap < b) b = cap;
+  }
+  res->bound = b < res->objective ? res->objective : b;
+}
+
+/* f(S_t) from the gains, and the final bound as the trace's last entry. */
+static void finish_trace(fl_result *res)
+{
+  double f = res->objective;
+  for (int t = 0; t < res->nselected; t++) f -= res->gains[t];
+  if (res->trace_objective) {
+    res->trace_objective[0] = f;
+    for (int t = 0; t < res->nselected; t++)
+      res->trace_objective[t + 1] = res->trace_objective[t] + res->gains[t];
+  }
+  if (!res->trace_bound) return;
+  /* the best bound known after t picks: one made earlier still holds */
+  res->trace_bound[res->nselected] = res->bound;
+  for (int t = 1; t <= res->nselected; t++)
+    if (res->trace_bound[t - 1] < res->trace_bound[t]) res->trace_bound[t] = res->trace_bound[t - 1];
 }
 
 int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   res->nselected = 0;
-  res->objective = res->bound = res->evaluations = res->pairs = 0.0;
+  res->objective = res->evaluations = res->pairs = 0.0;
+  res->bound = res->bound_online = res->bound_dual = INFINITY;
+  res->bound_evaluations = res->bound_seconds = 0.0;
+  res->dual_steps = 0;
   res->rounds = 0;
   res->budget_rule = FL_RULE_NONE;
-  if (c->k < 1 || c->threads < 1 || p->n < 1 || p->m < 1) return FL_ERR_ARG;
+  if (c->k < 1 || c->threads < 1 || p->n < 1 || p->m < 1 || c->certify < 0) return FL_ERR_ARG;
+  if (res->trace_bound)
+    for (int t = 0; t <= c->k; t++) res->trace_bound[t] = INFINITY;
   int status = solve_mode(p, c, res);
-  if (status == FL_OK) cap_bound(p, c, res);
+  if (status == FL_OK) {
+    final_bound(p, c, res);
+    finish_trace(res);
+  }
   return status;
 }
 
@@ -102,5 +137,8 @@ double fl_solve_bytes(const fl_problem *p, const fl_control *c)
   if (p->cost) base += fl_budget_bytes(p, c);
   if (c->mode >= 0 && c->mode < FL_MODE_COUNT && modes[c->mode].bytes)
     base += modes[c->mode].bytes(p, c);
+  /* the LP dual: the exact modes' always (their final refresh), the
+   * others' with steps to take */
+  if (c->certify > 0 || needs_matrix(c->mode)) base += fl_dual_bytes(p);
   return base;
 }

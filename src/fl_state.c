@@ -54,7 +54,7 @@ double fl_gain(const fl_problem *p, int j, const double *cover)
   return g;
 }
 
-static void cover_add(const fl_problem *p, int j, double *cover, int threads)
+void fl_cover_add(const fl_problem *p, int j, double *cover, int threads)
 {
   if (p->sp_p) {
     for (int t = p->sp_p[j]; t < p->sp_p[j + 1]; t++)
@@ -87,7 +87,7 @@ int fl_state_init(fl_state *s, const fl_problem *p, int threads, int need_matrix
   }
   for (int t = 0; t < p->ninitial; t++) {
     s->chosen[p->initial[t]] = 1;
-    cover_add(&s->p, p->initial[t], s->cover, threads);
+    fl_cover_add(&s->p, p->initial[t], s->cover, threads);
   }
   return FL_OK;
 }
@@ -105,7 +105,7 @@ void fl_state_free(fl_state *s)
 void fl_state_select(fl_state *s, int j, double gain, fl_result *res)
 {
   s->chosen[j] = 1;
-  cover_add(&s->p, j, s->cover, s->threads);
+  fl_cover_add(&s->p, j, s->cover, s->threads);
   if (!s->p.sim && !s->p.sp_p) s->pairs += s->p.n;
   res->selected[res->nselected] = j;
   res->gains[res->nselected] = gain;
@@ -167,6 +167,12 @@ int fl_reached(const fl_control *c, double f)
 int fl_bound_k(const fl_control *c, const fl_result *res)
 {
   return c->target > 0.0 ? res->nselected : c->k;
+}
+
+void fl_trace(fl_result *res, int t, double bound)
+{
+  if (bound < res->bound_online) res->bound_online = bound;
+  if (res->trace_bound) res->trace_bound[t] = res->bound_online;
 }
 
 void fl_progress(const fl_control *c, int round, int nsel, double objective)

@@ -26,6 +26,8 @@ double fl_gain(const fl_problem *p, int j, const double *cover);
 /* Similarity of client i to candidate j (points or dense view). */
 double fl_sim(const fl_problem *p, int i, int j);
 
+/* cover = max(cover, column j) (parallel for dense columns of many clients). */
+void fl_cover_add(const fl_problem *p, int j, double *cover, int threads);
 /* Commit candidate j: coverage update (parallel), record in res. */
 void fl_state_select(fl_state *s, int j, double gain, fl_result *res);
 /* f(S) from the coverage, summed serially so it never depends on threads. */
@@ -34,6 +36,10 @@ double fl_state_objective(const fl_state *s);
 /* Sum of the k largest of v[0..n-1] (reorders v).  With v upper bounds on
  * marginal gains w.r.t. any set S: OPT <= f(S) + fl_topk_sum. */
 double fl_topk_sum(double *v, int n, int k);
+
+/* A bound valid for S_t, the set after t picks: res->bound_online keeps
+ * the smallest, res->trace_bound[t] (when kept) the smallest so far. */
+void fl_trace(fl_result *res, int t, double bound);
 
 /* Interrupt and progress callbacks; safe when unset. */
 int fl_interrupted(const fl_control *c);

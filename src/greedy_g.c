@@ -1,9 +1,12 @@
 /* Generation 1 (mode g): plain greedy on the precomputed similarity matrix.
  * Each round evaluates every open candidate; threads split the candidates.
  * The exact gains of a round also give the round's bound
- * f(S) + sum of the k largest gains, and we keep the smallest. */
+ * f(S) + sum of the k largest gains (fl_trace keeps the smallest), and
+ * the last round's gains bound the final ones for the LP dual. */
+#include <math.h>
 #include <stdlib.h>
 #include "fl_state.h"
+#include "fl_certify.h"
 #include "fl_omp.h"
 
 int fl_solve_g(const fl_problem *p, const fl_control *c, fl_result *res)
@@ -17,7 +20,7 @@ int fl_solve_g(const fl_problem *p, const fl_control *c, fl_result *res)
     return FL_ERR_NOMEM;
   }
   int status = FL_OK;
-  double bound = -1.0;
+  for (int j = 0; j < p->m; j++) gain[j] = INFINITY;
   for (int round = 0; round < c->k; round++) {
     if (fl_interrupted(c)) { status = FL_INTERRUPTED; break; }
 FL_OMP(parallel for num_threads(c->threads) schedule(static))
@@ -33,20 +36,19 @@ FL_OMP(parallel for num_threads(c->threads) schedule(static))
     if (best < 0) break;
     double f = fl_state_objective(&s);
     int reached = fl_reached(c, f);   /* then bound sets of the size selected */
-    double b = f + fl_topk_sum(open, nopen, reached ? res->nselected : c->k);
-    if (bound < 0 || b < bound) bound = b;
+    fl_trace(res, round, f + fl_topk_sum(open, nopen, reached ? res->nselected : c->k));
     if (reached) break;
     fl_state_select(&s, best, gain[best], res);
     fl_progress(c, round + 1, res->nselected, f + gain[best]);
   }
   res->rounds = res->nselected;
   res->objective = fl_state_objective(&s);
-  /* Once every candidate is chosen nothing can be added: f(S) is optimal. */
-  res->bound = (bound < 0 || res->nselected == p->m - p->ninitial)
-    ? res->objective : bound;
-  if (res->bound < res->objective) res->bound = res->objective;
   res->evaluations = s.evaluations;
   res->pairs = s.pairs;
+  if (status == FL_OK) {
+    for (int j = 0; j < p->m; j++) if (s.chosen[j]) gain[j] = 0.0;
+    status = fl_certify(&s, c, gain, res);
+  }
   free(gain); free(open);
   fl_state_free(&s);
   return status;

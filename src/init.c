@@ -6,6 +6,9 @@
 
 SEXP facloc_solve(SEXP problem, SEXP control);
 SEXP facloc_objective(SEXP problem, SEXP selected, SEXP threads);
+SEXP facloc_bound(SEXP problem, SEXP selected, SEXP control);
+SEXP facloc_dual_value(SEXP problem, SEXP u, SEXP k, SEXP threads);
+SEXP facloc_mf_dual_values(SEXP problem, SEXP control, SEXP selected, SEXP alpha);
 SEXP facloc_solve_bytes(SEXP problem, SEXP control);
 SEXP facloc_num_procs(void);
 SEXP facloc_has_openmp(void);
@@ -28,6 +31,9 @@ SEXP facloc_pass(SEXP x, SEXP sigma, SEXP threads);
 static const R_CallMethodDef call_methods[] = {
   {"facloc_solve", (DL_FUNC) &facloc_solve, 2},
   {"facloc_objective", (DL_FUNC) &facloc_objective, 3},
+  {"facloc_bound", (DL_FUNC) &facloc_bound, 3},
+  {"facloc_dual_value", (DL_FUNC) &facloc_dual_value, 4},
+  {"facloc_mf_dual_values", (DL_FUNC) &facloc_mf_dual_values, 4},
   {"facloc_solve_bytes", (DL_FUNC) &facloc_solve_bytes, 2},
   {"facloc_num_procs", (DL_FUNC) &facloc_num_procs, 0},
   {"facloc_has_openmp", (DL_FUNC) &facloc_has_openmp, 0},

@@ -15,6 +15,7 @@ double fl_mf_bytes(const fl_problem *p, const fl_control *c, const fl_mf_config 
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 17.0 * p->m + 16.0 * p->m
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
+    + 8.0 * p->m               /* the online bound's keys */
     + 8.0 * (nchunks + 1.0)    /* post_work */
     + (H * post + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 65.0 + 4.0 * p->d)
     + H * (64.0 * b + 256.0)
@@ -63,7 +64,7 @@ void fl_mf_free(fl_mf *r)
   scratch_free(r->hs, r->nheaps);
   scratch_free(r->ts, r->c->threads);
   free(r->heaps); free(r->bar); free(r->entries);
-  free(r->fresh); free(r->nfresh); free(r->ub); free(r->fine_round);
+  free(r->fresh); free(r->nfresh); free(r->ub); free(r->keys); free(r->fine_round);
   free(r->settle_round); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->pcand); free(r->pyo);
   free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount); free(r->lanes);
@@ -85,6 +86,7 @@ int fl_mf_alloc(fl_mf *r)
   r->fresh = malloc(H * b * sizeof(fl_entry));
   r->nfresh = calloc(H, sizeof(int));
   r->ub = malloc(m * sizeof(double));
+  r->keys = malloc(m * sizeof(double));
   r->fine_round = malloc(m * sizeof(int));
   r->settle_round = malloc(m * sizeof(int));
   r->chosen = calloc(m, 1);
@@ -108,7 +110,7 @@ int fl_mf_alloc(fl_mf *r)
   r->post_work = malloc((nch + 1) * sizeof(double));
   r->teval = calloc(T * fl_thread_stride(r->cl.krow + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
-      !r->ub || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
+      !r->ub || !r->keys || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
       !r->from || !r->pick || !r->pcand || !r->pyo ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount || !r->lanes ||
       !r->teval || !r->tpos || !r->tdf || !r->taken || !r->claims || !r->post_work)

@@ -18,7 +18,8 @@
  * marginal gain, prunes and refreshes the cluster summaries.  ub[j] keeps
  * a certified upper bound on each candidate's gain (evaluated part +
  * bounds of what was skipped or pruned), which gives the `bound` of the
- * result after a final lazy refinement of the k largest. */
+ * result after a final lazy refinement of the k largest, and the online
+ * bound of each round and the LP dual of mf_dual.c. */
 #include <string.h>
 #include <math.h>
 #include "fl_mf.h"
@@ -28,6 +29,7 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
 {
   for (int round = 0; r->nselected < r->k; round += r->npick > 0) {
     if (fl_interrupted(c)) return FL_INTERRUPTED;
+    fl_mf_online(r, res, f);
     if (fl_reached(c, f)) break;
     fl_mf_round_start(r, round);
     r->cfg->round(r);
@@ -97,6 +99,7 @@ int fl_mf_solve(const fl_problem *p, const fl_control *c, const fl_mf_config *g,
     res->bound = final_bound(&r, p, res->objective, bound0);
   }
   count_work(&r, res);
+  if (status == FL_OK) status = fl_mf_certify(&r, p, c, res);
   fl_mf_free(&r);
   return status;
 }

@@ -1,4 +1,4 @@
-/* .Call glue for facility_greedy() and facility_objective().  The R wrapper
+/* .Call glue for facility_greedy(), facility_bound() and facility_objective().  The R wrapper
  * has validated everything; here we only convert, call the core and report
  * its status, which the wrapper turns into classed conditions. */
 #include "r_util.h"
@@ -45,6 +45,7 @@ static fl_control control_from_list(SEXP control)
   c.seed = (unsigned int) fl_r_double(control, "seed");
   c.epsilon = fl_r_double(control, "epsilon");
   c.target = fl_r_double(control, "target");
+  c.certify = fl_r_int(control, "certify");
   return c;
 }
 
@@ -55,6 +56,19 @@ static void report_progress(void *ctx, int round, int nsel, double objective)
   R_FlushConsole();
 }
 
+/* The bound's fields of a result, after the `first` elements of out. */
+static void bound_fields(SEXP out, int first, const fl_result *res)
+{
+  SET_VECTOR_ELT(out, first, Rf_ScalarReal(res->bound));
+  SET_VECTOR_ELT(out, first + 1, Rf_ScalarReal(res->bound_online));
+  SET_VECTOR_ELT(out, first + 2, Rf_ScalarReal(res->bound_dual));
+  SET_VECTOR_ELT(out, first + 3, Rf_ScalarReal(res->bound_evaluations));
+  SET_VECTOR_ELT(out, first + 4, Rf_ScalarReal(res->bound_seconds));
+  SET_VECTOR_ELT(out, first + 5, Rf_ScalarInteger(res->dual_steps));
+}
+#define FL_BOUND_NAMES "bound", "bound_online", "bound_dual", "bound_evaluations", \
+    "bound_seconds", "dual_steps"
+
 SEXP facloc_solve(SEXP problem, SEXP control)
 {
   fl_problem p = problem_from_list(problem);
@@ -64,25 +78,84 @@ SEXP facloc_solve(SEXP problem, SEXP control)
 
   SEXP selected = PROTECT(Rf_allocVector(INTSXP, c.k));
   SEXP gains = PROTECT(Rf_allocVector(REALSXP, c.k));
+  SEXP trace_f = PROTECT(Rf_allocVector(REALSXP, c.k + 1));
+  SEXP trace_b = PROTECT(Rf_allocVector(REALSXP, c.k + 1));
+  SEXP dual = PROTECT(Rf_allocVector(REALSXP, c.certify + 1));
   fl_result res = { 0 };
   res.selected = INTEGER(selected);
   res.gains = REAL(gains);
+  res.trace_objective = REAL(trace_f);
+  res.trace_bound = REAL(trace_b);
+  res.dual_trace = REAL(dual);
+  for (int t = 0; t <= c.certify; t++) res.dual_trace[t] = NA_REAL;
   int status = fl_solve(&p, &c, &res);
   for (int t = 0; t < res.nselected; t++) res.selected[t] += 1;
 
-  const char *names[] = { "status", "selected", "gains", "objective", "bound",
-                          "evaluations", "pairs", "rounds", "budget_rule" };
-  SEXP out = PROTECT(fl_r_list(9, names));
+  const char *names[] = { "status", "selected", "gains", "objective", "evaluations",
+                          "pairs", "rounds", "budget_rule", "trace_objective",
+                          "trace_bound", "dual_trace", FL_BOUND_NAMES };
+  SEXP out = PROTECT(fl_r_list(17, names));
   SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
   SET_VECTOR_ELT(out, 1, Rf_lengthgets(selected, res.nselected));
   SET_VECTOR_ELT(out, 2, Rf_lengthgets(gains, res.nselected));
   SET_VECTOR_ELT(out, 3, Rf_ScalarReal(res.objective));
-  SET_VECTOR_ELT(out, 4, Rf_ScalarReal(res.bound));
-  SET_VECTOR_ELT(out, 5, Rf_ScalarReal(res.evaluations));
-  SET_VECTOR_ELT(out, 6, Rf_ScalarReal(res.pairs));
-  SET_VECTOR_ELT(out, 7, Rf_ScalarInteger(res.rounds));
-  SET_VECTOR_ELT(out, 8, Rf_ScalarInteger(res.budget_rule));
-  UNPROTECT(3);
+  SET_VECTOR_ELT(out, 4, Rf_ScalarReal(res.evaluations));
+  SET_VECTOR_ELT(out, 5, Rf_ScalarReal(res.pairs));
+  SET_VECTOR_ELT(out, 6, Rf_ScalarInteger(res.rounds));
+  SET_VECTOR_ELT(out, 7, Rf_ScalarInteger(res.budget_rule));
+  SET_VECTOR_ELT(out, 8, Rf_lengthgets(trace_f, res.nselected + 1));
+  SET_VECTOR_ELT(out, 9, Rf_lengthgets(trace_b, res.nselected + 1));
+  SET_VECTOR_ELT(out, 10, dual);
+  bound_fields(out, 11, &res);
+  UNPROTECT(6);
+  return out;
+}
+
+/* Certify a given set (0-based `selected`) for control$k picks. */
+SEXP facloc_bound(SEXP problem, SEXP selected, SEXP control)
+{
+  fl_problem p = problem_from_list(problem);
+  fl_control c = control_from_list(control);
+  c.interrupted = fl_r_interrupted;
+  SEXP dual = PROTECT(Rf_allocVector(REALSXP, c.certify + 1));
+  fl_result res = { 0 };
+  res.dual_trace = REAL(dual);
+  for (int t = 0; t <= c.certify; t++) res.dual_trace[t] = NA_REAL;
+  int status = fl_bound(&p, INTEGER(selected), Rf_length(selected), &c, &res);
+  const char *names[] = { "status", "objective", "pairs", "dual_trace", FL_BOUND_NAMES };
+  SEXP out = PROTECT(fl_r_list(10, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  SET_VECTOR_ELT(out, 1, Rf_ScalarReal(res.objective));
+  SET_VECTOR_ELT(out, 2, Rf_ScalarReal(res.pairs));
+  SET_VECTOR_ELT(out, 3, dual);
+  bound_fields(out, 4, &res);
+  UNPROTECT(2);
+  return out;
+}
+
+/* The matrix-free oracle's c_j(u) at u = alpha times the coverage of
+ * `selected` (0-based), for tests against exact values. */
+SEXP facloc_mf_dual_values(SEXP problem, SEXP control, SEXP selected, SEXP alpha)
+{
+  fl_problem p = problem_from_list(problem);
+  fl_control c = control_from_list(control);
+  SEXP value = PROTECT(Rf_allocVector(REALSXP, p.m));
+  int status = fl_mf_dual_values(&p, &c, INTEGER(selected), Rf_length(selected),
+                                 Rf_asReal(alpha), REAL(value));
+  SEXP out = fl_r_status_list(status, "value", value);
+  UNPROTECT(1);
+  return out;
+}
+
+/* B(u) for k picks (tests of the LP dual against a plain-R one). */
+SEXP facloc_dual_value(SEXP problem, SEXP u, SEXP k, SEXP threads)
+{
+  fl_problem p = problem_from_list(problem);
+  double value = 0.0;
+  int status = fl_dual_at(&p, Rf_asInteger(k), Rf_asInteger(threads), REAL(u), &value);
+  SEXP v = PROTECT(Rf_ScalarReal(value));
+  SEXP out = fl_r_status_list(status, "value", v);
+  UNPROTECT(1);
   return out;
 }
 
@@ -93,10 +166,8 @@ SEXP facloc_objective(SEXP problem, SEXP selected, SEXP threads)
   double value = 0.0;
   int status = fl_objective(&p, INTEGER(selected), Rf_length(selected),
                             Rf_asInteger(threads), &value);
-  const char *names[] = { "status", "objective" };
-  SEXP out = PROTECT(fl_r_list(2, names));
-  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
-  SET_VECTOR_ELT(out, 1, Rf_ScalarReal(value));
+  SEXP v = PROTECT(Rf_ScalarReal(value));
+  SEXP out = fl_r_status_list(status, "objective", v);
   UNPROTECT(1);
   return out;
 }

@@ -14,10 +14,7 @@ SEXP facloc_pass(SEXP x, SEXP sigma, SEXP threads)
   p.inv2s2 = 1.0 / (2.0 * s * s);
   SEXP gains = PROTECT(Rf_allocVector(REALSXP, p.m));
   int status = fl_pass_gains(&p, Rf_asInteger(threads), REAL(gains));
-  const char *names[] = { "status", "gains" };
-  SEXP out = PROTECT(fl_r_list(2, names));
-  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
-  SET_VECTOR_ELT(out, 1, gains);
-  UNPROTECT(2);
+  SEXP out = fl_r_status_list(status, "gains", gains);
+  UNPROTECT(1);
   return out;
 }

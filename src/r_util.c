@@ -67,6 +67,16 @@ SEXP fl_r_list(int n, const char **names)
   return out;
 }
 
+SEXP fl_r_status_list(int status, const char *name, SEXP value)
+{
+  const char *names[] = { "status", name };
+  SEXP out = PROTECT(fl_r_list(2, names));
+  SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(status));
+  SET_VECTOR_ELT(out, 1, value);
+  UNPROTECT(1);
+  return out;
+}
+
 /* dst = the n x d column-major src by rows (d x n column-major). */
 static void copy_row_major(const double *src, int n, int d, int threads, double *dst)
 {

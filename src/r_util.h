@@ -20,6 +20,9 @@ int fl_r_interrupted(void *ctx);
 
 /* Named list builder. */
 SEXP fl_r_list(int n, const char **names);
+/* list(status = status, <name> = value); value must be protected by the
+ * caller, whose count the helper leaves as it found it. */
+SEXP fl_r_status_list(int status, const char *name, SEXP value);
 
 /* Row-major copy (each point contiguous, as the core reads points) of the
  * n x d double matrix X, made by `threads` threads; R_alloc'd, so freed

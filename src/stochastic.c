@@ -27,6 +27,7 @@
 #include "fl_state.h"
 #include "fl_heap.h"
 #include "fl_solvers.h"
+#include "fl_certify.h"
 #include "fl_balls.h"
 #include "fl_kernel.h"
 #include "fl_rng.h"
@@ -227,10 +228,15 @@ int fl_solve_stochastic(const fl_problem *p, const fl_control *c, fl_result *res
   if (status == FL_OK) status = run(&s, r, c, pool, ub, order, gain, sample, res);
   res->rounds = res->nselected;
   res->objective = fl_state_objective(&s);
-  /* Sampling leaves most gains unseen, so there is no bound to report. */
-  res->bound = INFINITY;
   res->evaluations = s.evaluations;
   res->pairs = s.pairs;
+  /* Sampling leaves most gains unseen (ub Inf), so no round has a bound;
+   * with a similarity matrix the LP dual gives one (the gains last
+   * computed bound the final ones). */
+  if (status == FL_OK) {
+    for (int j = 0; j < p->m; j++) if (s.chosen[j]) ub[j] = 0.0;
+    status = fl_certify(&s, c, ub, res);
+  }
   if (r) reach_free(r);
   free(pool); free(ub); free(order); free(gain);
   fl_state_free(&s);

@@ -45,10 +45,22 @@ ref_greedy <- function(W, k, weights = rep(1, nrow(W)), initial = integer()) {
        objective = ref_objective(W, c(initial, selected), weights))
 }
 
-# Exhaustive optimum over all k-subsets (tiny problems only).
-ref_optimum <- function(W, k, weights = rep(1, nrow(W))) {
-  sets <- utils::combn(ncol(W), k)
-  max(apply(sets, 2, function(S) ref_objective(W, S, weights)))
+# Exhaustive optimum over all k-subsets of the candidates not in `initial`,
+# those open too (tiny problems only).
+ref_optimum <- function(W, k, weights = rep(1, nrow(W)), initial = integer()) {
+  free <- setdiff(seq_len(ncol(W)), initial)
+  sets <- if (length(free) == 1L) matrix(free) else utils::combn(free, k)
+  max(apply(sets, 2, function(S) ref_objective(W, c(initial, S), weights)))
+}
+
+# The LP dual of facility location at u: sum_i a_i u_i plus the k largest
+# c_j(u) = sum_i a_i max(0, w_ij - u_i) over the candidates not in
+# `initial`, summed client by client in double precision.
+ref_dual <- function(W, u, k, weights = rep(1, nrow(W)), initial = integer()) {
+  c <- numeric(ncol(W))
+  for (i in seq_len(nrow(W))) c <- c + weights[i] * pmax(W[i, ] - u[i], 0)
+  c[initial] <- -Inf
+  sum(weights * u) + sum(sort(c, decreasing = TRUE)[seq_len(k)])
 }
 
 # Budgeted greedy (Leskovec et al. 2007): each step the candidate that fits

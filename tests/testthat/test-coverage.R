@@ -131,3 +131,11 @@ test_that("what cannot be combined with `coverage` is refused by name", {
   expect_identical(err$arg, "coverage")
   expect_arg_error(facility_greedy(X, coverage = 0.5, mode = "stochastic"), "k")
 })
+
+test_that("the certificate of a coverage fit names the size it stopped at", {
+  fit <- facility_greedy(quakes[c("long", "lat")], coverage = 0.9, threads = 1)
+  size <- length(fit$selected)
+  expect_lt(size, fit$k)
+  expect_output(print(fit), sprintf("no set of %d does better", size))
+  expect_output(print(summary(fit)), sprintf("no set of %d does better", size))
+})

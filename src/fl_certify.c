@@ -1,0 +1,125 @@
+/* The final bound of the solvers that hold the similarity (a matrix they
+ * built, or one given dense or sparse): the LP dual of fl_dual.h from the
+ * final coverage, its first evaluation the lazy refresh of the keys the
+ * solve left (which alone gives f(S) + the k largest marginal gains). */
+#include <math.h>
+#include <stdlib.h>
+#include "fl_certify.h"
+#include "fl_dual.h"
+#include "fl_omp.h"
+#include "fl_solvers.h"
+
+/* The LP dual of s's problem for k picks: dp, its oracle, lo and skip
+ * (the initial facilities' coverage and columns, freed by dual_free). */
+typedef struct {
+  fl_dual_problem dp;
+  fl_dual_oracle o;
+  fl_dual_exact ctx;
+  double *lo;
+  unsigned char *skip;
+} dual_setup;
+
+static void dual_free(dual_setup *d)
+{
+  free(d->lo);
+  free(d->skip);
+}
+
+static int dual_init(dual_setup *d, const fl_state *s, int k, int iterations)
+{
+  const fl_problem *p = &s->p;
+  d->lo = p->ninitial ? calloc((size_t) p->n, sizeof(double)) : NULL;
+  d->skip = p->ninitial ? calloc((size_t) p->m, 1) : NULL;
+  if (p->ninitial && (!d->lo || !d->skip)) {
+    dual_free(d);
+    return FL_ERR_NOMEM;
+  }
+  for (int t = 0; t < p->ninitial; t++) {
+    fl_cover_add(p, p->initial[t], d->lo, s->threads);
+    d->skip[p->initial[t]] = 1;
+  }
+  fl_dual_problem dp = { 0 };
+  dp.n = p->n;
+  dp.m = p->m;
+  dp.k = k;
+  dp.weight = p->weight;
+  dp.lo = d->lo;
+  dp.skip = d->skip;
+  dp.cost = p->cost;
+  dp.budget = p->budget;
+  dp.threads = s->threads;
+  dp.iterations = iterations;
+  d->dp = dp;
+  fl_dual_oracle_exact(&d->o, &d->ctx, p, s->threads);
+  return FL_OK;
+}
+
+int fl_certify_dual(fl_dual_problem *dp, fl_dual_oracle *o, const double *u0,
+                    const double *ub0, const fl_control *c, fl_result *res)
+{
+  double start = fl_wtime();
+  dp->iterations = c->certify;
+  dp->interrupted = c->interrupted;
+  dp->callback_ctx = c->callback_ctx;
+  fl_dual_result r = { 0 };
+  r.trace = res->dual_trace;
+  int status = fl_dual_minimise(dp, o, u0, ub0, &r);
+  if (status != FL_ERR_NOMEM) {
+    if (r.bound < res->bound_dual) res->bound_dual = r.bound;
+    res->dual_steps = r.steps;
+    /* B(u0) = f(S) + the k largest final gains: the online bound of the
+     * last round with its stale keys refreshed */
+    if (r.start < res->bound_online) res->bound_online = r.start;
+  }
+  res->bound_evaluations += o->evaluations;
+  res->bound_seconds += fl_wtime() - start;
+  return status;
+}
+
+int fl_certify(const fl_state *s, const fl_control *c, const double *ub0, fl_result *res)
+{
+  if (!s->p.sim && !s->p.sp_p) return FL_OK;    /* no oracle: bound_dual stays Inf */
+  dual_setup d;
+  if (dual_init(&d, s, fl_bound_k(c, res), c->certify) != FL_OK) return FL_ERR_NOMEM;
+  int status = fl_certify_dual(&d.dp, &d.o, s->cover, ub0, c, res);
+  dual_free(&d);
+  return status;
+}
+
+int fl_dual_at(const fl_problem *p, int k, int threads, const double *u, double *value)
+{
+  fl_state s;
+  if (fl_state_init(&s, p, threads, 1) != FL_OK) return FL_ERR_NOMEM;
+  dual_setup d;
+  int status = dual_init(&d, &s, k, 0);
+  if (status == FL_OK) {
+    status = fl_dual_value(&d.dp, &d.o, u, value);
+    dual_free(&d);
+  }
+  fl_state_free(&s);
+  return status;
+}
+
+int fl_bound(const fl_problem *p, const int *sel, int nsel, const fl_control *c,
+             fl_result *res)
+{
+  res->objective = res->evaluations = res->pairs = res->bound_evaluations = 0.0;
+  res->bound = res->bound_online = res->bound_dual = INFINITY;
+  res->bound_seconds = 0.0;
+  res->dual_steps = res->nselected = res->rounds = 0;
+  if (c->k < 1 || c->threads < 1 || c->certify < 0) return FL_ERR_ARG;
+  fl_state s;
+  if (fl_state_init(&s, p, c->threads, 1) != FL_OK) return FL_ERR_NOMEM;
+  for (int t = 0; t < nsel; t++) {
+    s.chosen[sel[t]] = 1;
+    fl_cover_add(&s.p, sel[t], s.cover, s.threads);
+  }
+  res->objective = fl_state_objective(&s);
+  res->pairs = s.pairs;
+  int status = fl_certify(&s, c, NULL, res);
+  res->bound = res->bound_dual < res->bound_online ? res->bound_dual : res->bound_online;
+  if (p->x && !p->sim && !p->sp_p && fl_bound_cap(p) < res->bound) res->bound = fl_bound_cap(p);
+  if (res->bound < res->objective) res->bound = res->objective;
+  fl_state_free(&s);
+  return status;
+}

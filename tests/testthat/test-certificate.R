@@ -1,0 +1,186 @@
+# Certificates: `bound` (the online bound, the LP dual B(u) and the cap)
+# is an upper bound on the best f over sets of k, checked against brute
+# force, against many other sets and against plain-R B(u) and c_j(u).
+
+steps <- c(0, 3, 25)
+
+test_that("the bound is at least the brute-force optimum in every mode", {
+  set.seed(43)
+  for (case in 1:4) {
+    n <- 10 + case
+    X <- matrix(rnorm(n * 3), n, 3)
+    Y <- if (case %% 2 == 0) matrix(rnorm(9 * 3), 9, 3)
+    w <- if (case >= 3) runif(n, 0.2, 3)
+    W <- ref_similarity(X, if (is.null(Y)) X else Y, sigma = 0.9)
+    a <- if (is.null(w)) rep(1, n) else w
+    initial <- if (case == 4) c(2L, 5L) else integer()
+    for (k in c(1, 2, 4)) {
+      opt <- ref_optimum(W, k, a, initial)
+      for (mode in facility_modes()) for (certify in steps) {
+        fit <- facility_greedy(X, k, mode = mode, sigma = 0.9, threads = 2, candidates = Y,
+                               weights = w, initial = initial,
+                               control = facility_control(certify = certify))
+        label <- sprintf("case %d, k %d, %s, certify %d", case, k, mode, certify)
+        if (mode != "stochastic") expect_true(is.finite(fit$bound), label = label)
+        expect_gte(fit$bound, opt * (1 - 1e-12), label = label)
+        expect_gte(opt, fit$objective * (1 - 1e-12), label = label)
+      }
+    }
+  }
+})
+
+test_that("the bound holds on similarity matrices, dense and sparse", {
+  skip_if_not_installed("Matrix")
+  set.seed(44)
+  n <- 13
+  X <- matrix(rnorm(n * 2), n, 2)
+  W <- ref_similarity(X, sigma = 0.6)
+  W[W < 0.3] <- 0          # a sparse pattern
+  S <- Matrix::Matrix(W, sparse = TRUE)
+  w <- runif(n, 0.5, 2)
+  for (k in 1:3) for (initial in list(integer(), 7L)) {
+    opt <- ref_optimum(W, k, w, initial)
+    for (sim in list(W, S)) for (mode in facility_modes("exact")) for (certify in steps) {
+      fit <- facility_greedy(similarity = sim, k = k, mode = mode, threads = 2, weights = w,
+                             initial = initial, control = facility_control(certify = certify))
+      expect_gte(fit$bound, opt * (1 - 1e-12))
+      expect_true(is.finite(fit$bound_dual))
+    }
+  }
+})
+
+# Swap moves until none improves: a locally optimal set.
+local_search <- function(W, S, a) {
+  repeat {
+    best <- ref_objective(W, S, a)
+    moved <- FALSE
+    for (p in seq_along(S)) for (j in setdiff(seq_len(ncol(W)), S)) {
+      T <- S
+      T[p] <- j
+      f <- ref_objective(W, T, a)
+      if (f > best + 1e-12) { S <- T; best <- f; moved <- TRUE }
+    }
+    if (!moved) return(S)
+  }
+}
+
+test_that("the bound is at least f of many random and locally improved sets", {
+  set.seed(45)
+  X <- rbind(matrix(rnorm(40 * 4), 40, 4), matrix(rnorm(40 * 4, 3), 40, 4))
+  a <- runif(80, 0.5, 2)
+  W <- ref_similarity(X, sigma = 1.5)
+  k <- 6
+  others <- replicate(200, sample(80, k), simplify = FALSE)
+  others <- c(others, lapply(others[1:5], local_search, W = W, a = a))
+  best <- max(vapply(others, function(S) ref_objective(W, S, a), 0))
+  for (mode in facility_modes()) {
+    fit <- facility_greedy(X, k, mode = mode, sigma = 1.5, weights = a, threads = 2,
+                           control = facility_control(certify = 10))
+    if (mode == "stochastic") next    # no bound without a matrix
+    expect_gte(fit$bound, best, label = mode)
+    expect_gte(fit$bound, fit$objective, label = mode)
+  }
+  # the set found elsewhere: certified by facility_bound(), for its own size
+  for (S in others[c(1, 201:205)]) {
+    cert <- facility_bound(X, S, sigma = 1.5, weights = a, threads = 2)
+    expect_equal(cert$objective, ref_objective(W, S, a), tolerance = 1e-12)
+    expect_gte(cert$bound, best)
+    expect_lte(cert$bound, cert$bound_online)
+    expect_equal(cert$certificate, cert$objective / cert$bound)
+  }
+})
+
+test_that("B(u) in C equals the plain-R B(u)", {
+  set.seed(46)
+  n <- 40
+  X <- matrix(rnorm(n * 3), n, 3)
+  Y <- matrix(rnorm(25 * 3), 25, 3)
+  w <- runif(n, 0.1, 2)
+  W <- ref_similarity(X, Y, sigma = 1.2)
+  for (initial in list(integer(), c(4L, 9L))) {
+    problem <- facloc:::facility_problem(X, 1.2, 1L, candidates = Y, weights = w,
+                                         initial = initial)
+    lo <- if (length(initial)) apply(W[, initial, drop = FALSE], 1, max) else rep(0, n)
+    for (trial in 1:5) for (k in c(1, 5, 23)) {
+      u <- lo + runif(n, 0, 0.6) * (trial > 1)
+      expect_equal(facloc:::dual_value(problem, u, k, threads = 2),
+                   ref_dual(W, u, k, w, initial), tolerance = 1e-9)
+    }
+  }
+  skip_if_not_installed("Matrix")
+  W[W < 0.2] <- 0
+  problem <- facloc:::facility_problem(NULL, 1, 1L, similarity = Matrix::Matrix(W, sparse = TRUE))
+  u <- runif(n, 0, 0.5)
+  expect_equal(facloc:::dual_value(problem, u, 4), ref_dual(W, u, 4), tolerance = 1e-9)
+})
+
+test_that("the matrix-free oracle's c_j never fall below the exact ones", {
+  set.seed(47)
+  X <- rbind(matrix(rnorm(300 * 4), 300, 4), matrix(rnorm(300 * 4, 5), 300, 4))
+  Y <- X[sample(600, 150), ]
+  w <- runif(600, 0.2, 2)
+  W <- ref_similarity(X, Y, sigma = 1)
+  problem <- facloc:::facility_problem(X, 1, 1L, candidates = Y, weights = w)
+  sel <- c(3L, 77L, 140L)
+  cover <- apply(W[, sel], 1, max)
+  for (mode in facility_modes("matrix-free")) for (alpha in c(0, 0.3, 1, 2)) {
+    ctrl <- facloc:::solver_control(facility_control(clusters = 4), mode, 5L, 2L, FALSE)
+    got <- facloc:::mf_dual_values(problem, ctrl, sel, alpha)
+    exact <- ref_gains(W, alpha * cover, w)
+    expect_true(all(got >= exact - 1e-9 * max(1, exact)), label = paste(mode, alpha))
+    expect_equal(got, exact, tolerance = 1e-9)
+  }
+})
+
+test_that("more steps never loosen the bound, and the trace ends at it", {
+  X <- facility_data("weak_cluster", n = 600)
+  for (mode in c("dc", "nhpc")) {
+    fits <- lapply(c(0, 5, 20), function(s)
+      facility_greedy(X, 15, mode = mode, threads = 2, control = facility_control(certify = s)))
+    bounds <- vapply(fits, function(f) f$bound, 0)
+    expect_true(all(diff(bounds) <= 0), label = mode)
+    expect_identical(fits[[1]]$selected, fits[[3]]$selected)
+    tr <- fits[[3]]$trace
+    expect_identical(tr$size, 0:15)
+    expect_equal(tr$objective[16], fits[[3]]$objective)
+    expect_equal(tr$objective[-1], cumsum(fits[[3]]$gains))
+    expect_equal(tr$bound[16], fits[[3]]$bound)
+    expect_true(all(diff(tr$bound) <= 0))
+    expect_true(all(tr$bound >= max(tr$objective) * (1 - 1e-12)))
+    dt <- fits[[3]]$dual_trace
+    expect_length(dt, 21)
+    expect_true(all(diff(dt) <= 0))
+  }
+  # the dual closes most of the gap the cap leaves
+  expect_gt(fits[[3]]$objective / fits[[3]]$bound, 0.9)
+})
+
+test_that("print and summary state the certificate plainly", {
+  X <- facility_data("small", n = 400)
+  fit <- facility_greedy(X, 10, mode = "dc", threads = 1)
+  ratio <- fit$objective / fit$bound
+  line <- sprintf("f(S) / bound = %.3f: no set of 10 does better than %.3f times this one",
+                  ratio, 1 / ratio)
+  expect_output(print(fit), line, fixed = TRUE)
+  expect_output(print(summary(fit)), line, fixed = TRUE)
+  expect_output(print(facility_bound(X, fit$selected, threads = 1)), "no set of 10 does better")
+  stoch <- facility_greedy(X, 5, mode = "stochastic", threads = 1)
+  expect_output(print(stoch), "this mode gives no upper bound")
+  path <- tempfile(fileext = ".pdf")
+  grDevices::pdf(path)
+  on.exit({ grDevices::dev.off(); unlink(path) })
+  expect_invisible(plot(fit))
+  expect_invisible(plot(stoch))
+})
+
+test_that("certify and facility_bound() reject bad arguments by name", {
+  for (bad in list(-1, 1.5, "a", NA, c(1, 2), 2e6))
+    expect_arg_error(facility_control(certify = bad), "certify")
+  X <- facility_data("small", n = 50)
+  expect_arg_error(facility_bound(X, c(1, 1)), "selected")
+  expect_arg_error(facility_bound(X, c(1, 60)), "selected")
+  expect_arg_error(facility_bound(X, 1:2, initial = 2), "selected")
+  expect_arg_error(facility_bound(X, 1:2, k = 0), "k")
+  expect_arg_error(facility_bound(X, 1:2, control = list()), "control")
+  expect_arg_error(facility_bound(X, 1:2, bogus = 1), "bogus")
+})
