@@ -118,7 +118,7 @@ print.facility_bound <- function(x, ...) {
   cat(sprintf("Certificate of a set of %d facilities for sets of %d\n", length(x$selected), x$k))
   cat(sprintf("  f(S) = %.6g, bound = %.6g (online %.6g, LP dual %.6g after %d steps)\n",
               x$objective, x$bound, x$bound_online, x$bound_dual, x$dual_steps))
-  cat("  ", certificate_line(x$objective, x$bound, x$k), "\n", sep = "")
+  cat("  ", certificate_line(x, x$k), "\n", sep = "")
   invisible(x)
 }
 

@@ -8,7 +8,7 @@ print.facility_greedy <- function(x, ...) {
               length(x$selected), x$m, x$n,
               if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
   cat(sprintf("  f(S) = %.6g, bound = %.6g\n", x$objective, x$bound))
-  cat("  ", certificate_line(x$objective, x$bound, bound_size(x)), "\n", sep = "")
+  cat("  ", certificate_line(x, bound_size(x)), "\n", sep = "")
   cat(kernel_line(x), coverage_line(x), sep = "")
   if (!is.null(x$budget))
     cat(sprintf("  budget = %.6g, spent %.6g (%s rule)\n", x$budget, x$spent, x$rule))
@@ -41,10 +41,11 @@ coverage_share <- function(f, x) {
 bound_size <- function(x) if (is.null(x$coverage)) x$k else length(x$selected)
 
 # "f(S) / bound = 0.953: no set of 100 does better than 1.05 times this
-# one", or why there is no such statement.  Shared with facility_bound().
-certificate_line <- function(objective, bound, k) {
-  if (!is.finite(bound)) return("f(S) / bound: none (this mode gives no upper bound)")
-  ratio <- if (bound > 0) objective / bound else 1
+# one" for `x` (its objective and bound), or why there is no such
+# statement.  Shared with facility_bound().
+certificate_line <- function(x, k) {
+  ratio <- certificate(x)
+  if (is.na(ratio)) return("f(S) / bound: none (this mode gives no upper bound)")
   if (ratio >= 1) return(sprintf("f(S) / bound = 1: no set of %d does better than this one", k))
   sprintf("f(S) / bound = %.3f: no set of %d does better than %.3f times this one",
           ratio, k, 1 / ratio)
@@ -89,7 +90,7 @@ print.summary.facility_greedy <- function(x, ...) {
   cat(sprintf("Clients: %d  Candidates: %d  k: %d\n", x$n, x$m, x$k))
   cat(sprintf("f(S): %.6g  upper bound: %.6g (online %.6g, LP dual %.6g after %d steps)\n",
               x$objective, x$bound, x$bound_online, x$bound_dual, x$dual_steps))
-  cat(certificate_line(x$objective, x$bound, x$size), "\n", sep = "")
+  cat(certificate_line(x, x$size), "\n", sep = "")
   cat(sprintf("The bound took %.3g s and %.0f evaluations\n", x$bound_seconds,
               x$bound_evaluations))
   cat(kernel_line(x, "Kernel width: "), coverage_line(x, "Coverage: "), sep = "")
