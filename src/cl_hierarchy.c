@@ -52,7 +52,7 @@ double fl_clusters_bytes(const fl_problem *p, const fl_control *c)
     + (c->eps > 0 ? 4.0 * (n + FL_COLS_PAD) : 0.0)   /* xn */
     + 16.0 * (n + FL_COLS_PAD) + 20.0 * n     /* ws, cover; k-means scratch, bounds */
     + 136.0 * d * (top_clusters(p, c) + c->threads * FL_MAX_LEAVES)   /* center sums */
-    + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 140.0 * K + 4.0 * FL_LEAF_FLOATS * FL_COLS_PAD
+    + 8.0 * K * (d + 4) + 4.0 * (K + 1) + 148.0 * K + 4.0 * FL_LEAF_FLOATS * FL_COLS_PAD
     + (8.0 * d + 12.0) * (top_clusters(p, c) + 1)
     + 4.0 * K * d + 8.0 * d + 4.0 * (K + FL_COLS_PAD)   /* muf, org, mun */
     + 4.0 * c->threads * (d + 7.0 * K + 48) + 12.0 * c->threads * (K + 16)   /* scratch */
@@ -229,7 +229,7 @@ static int alloc_arrays(fl_clusters *cl, const fl_problem *p, const fl_control *
   cl->lnmin = malloc(2 * K * sizeof(double));
   cl->reach2 = malloc(K * sizeof(double));
   cl->first = malloc((K + 1) * sizeof(int));
-  cl->wact = malloc(6 * K * sizeof(double));
+  cl->wact = malloc(7 * K * sizeof(double));
   cl->krow = padded_leaves((int) K);
   /* zeros past K: the plan's loop runs over whole vectors (see plan) */
   cl->radf = calloc(FL_LEAF_FLOATS * (size_t) cl->krow, sizeof(float));
@@ -253,6 +253,7 @@ static int alloc_arrays(fl_clusters *cl, const fl_problem *p, const fl_control *
   if (cl->wact) {
     cl->minact = cl->wact + K; cl->wpr = cl->wact + 2 * K; cl->minpr = cl->wact + 3 * K;
     cl->wall = cl->wact + 4 * K; cl->minall = cl->wact + 5 * K;
+    cl->slackpr = cl->wact + 6 * K;
   }
   if (cl->lnmin) cl->lnmin_all = cl->lnmin + K;
   if (cl->radf) {
@@ -281,7 +282,7 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
   cl->threads = c->threads;
   cl->inv2s2 = p->inv2s2;
   cl->tau = c->tau;
-  cl->prune = prune && c->tau < 1.0;
+  cl->prune = prune && c->tau < 1.0 && c->eps > 0;   /* see FL_PRUNE_SHARE */
   cl->y = p->y;
   cl->K1 = top_clusters(p, c);
   size_t n = (size_t) p->n, d = (size_t) p->d, K = (size_t) fl_clusters_max_leaves(p, c);

@@ -123,7 +123,7 @@ static void prune_chunk(fl_clusters *cl, fl_chunk *c, int tid)
 static void summarise_chunk(fl_clusters *cl, int ch)
 {
   const fl_chunk *c = &cl->chunk[ch];
-  fl_summary s = { 0.0, 1.0, 0.0, 1.0 };
+  fl_summary s = { 0.0, 1.0, 0.0, 1.0, 0.0 };
   for (int i = c->lo; i < c->hi; i++) {
     double v = cl->cover[i];
     if (i < c->lo + c->nact) {
@@ -131,6 +131,7 @@ static void summarise_chunk(fl_clusters *cl, int ch)
       if (v < s.minact) s.minact = v;
     } else {
       s.wpr += cl->ws[i];
+      s.slackpr += cl->ws[i] * (1.0 - v);
       if (v < s.minpr) s.minpr = v;
     }
   }
@@ -216,11 +217,12 @@ void fl_clusters_reduce(fl_clusters *cl)
 {
   for (int k = 0; k < cl->K; k++) {
     if (!leaf_touched(cl, k)) continue;
-    fl_summary s = { 0.0, 1.0, 0.0, 1.0 };
+    fl_summary s = { 0.0, 1.0, 0.0, 1.0, 0.0 };
     for (int ch = cl->first[k]; ch < cl->first[k + 1]; ch++) {
       const fl_summary *c = &cl->csum[ch];
       s.wact += c->wact;
       s.wpr += c->wpr;
+      s.slackpr += c->slackpr;
       if (c->minact < s.minact) s.minact = c->minact;
       if (c->minpr < s.minpr) s.minpr = c->minpr;
     }
@@ -228,6 +230,7 @@ void fl_clusters_reduce(fl_clusters *cl)
     cl->minact[k] = s.minact;
     cl->wpr[k] = s.wpr;
     cl->minpr[k] = s.minpr;
+    cl->slackpr[k] = s.slackpr;
     cl->wall[k] = s.wact + s.wpr;
     cl->minall[k] = s.minact < s.minpr ? s.minact : s.minpr;
     cl->lnw[k] = s.wact > 0 ? log(s.wact) : -HUGE_VAL;
@@ -236,6 +239,23 @@ void fl_clusters_reduce(fl_clusters *cl)
     cl->lnmin_all[k] = cl->minall[k] > 0 ? log(cl->minall[k]) : -HUGE_VAL;
     fl_cl_leaf_floats(cl, k);
   }
+  cl->pruned = 0.0;
+  for (int k = 0; k < cl->K; k++) cl->pruned += cl->slackpr[k];
+}
+
+/* The pruned clients of a chunk follow its active ones (prune_chunk), so
+ * readmitting them moves nothing: the single-precision copy, made for
+ * the whole chunk, stays as it is. */
+void fl_clusters_readmit(fl_clusters *cl)
+{
+  for (int ch = 0; ch < cl->nchunks; ch++) {
+    fl_chunk *c = &cl->chunk[ch];
+    if (c->nact == c->hi - c->lo) continue;
+    c->nact = c->hi - c->lo;
+    summarise_chunk(cl, ch);
+  }
+  fl_clusters_reduce(cl);
+  cl->tau = 0.5 * (1.0 + cl->tau);
 }
 
 double fl_clusters_objective(const fl_clusters *cl)

@@ -22,9 +22,10 @@ typedef struct {
   int cluster;
 } fl_chunk;
 
-/* Weight sums and coverage minima of active and pruned clients. */
+/* Weight sums and coverage minima of active and pruned clients, and the
+ * pruned clients' slack: the most they can add to any gain, sum w (1 - m). */
 typedef struct {
-  double wact, minact, wpr, minpr;
+  double wact, minact, wpr, minpr, slackpr;
 } fl_summary;
 
 typedef struct {
@@ -80,6 +81,9 @@ typedef struct {
    * of the active clients, of the pruned ones and of all, by field so that
    * the plan's loop over the clusters vectorises. */
   double *wact, *minact, *wpr, *minpr, *wall, *minall;
+  double *slackpr;         /* K: the pruned clients' slack, by leaf */
+  double pruned;           /* their sum over the leaves: what the pruned clients can
+                            * add at most to any candidate's gain */
   /* The per-cluster values fl_clusters_plan() reads, in single precision
    * (fl_cl_leaf_floats in cl_summaries.c; one block from radf, krow each, zeros
    * past K): the weights and radii rounded up and the coverage minima
@@ -214,6 +218,9 @@ void fl_clusters_skip_table(const fl_clusters *cl, const double *hw, int npick,
                             unsigned char *skip);
 /* Cluster summaries from the chunk summaries (serial, in chunk order). */
 void fl_clusters_reduce(fl_clusters *cl);
+/* Every pruned client back in the evaluations, and tau halfway to 1, so
+ * that fewer are pruned again (serial). */
+void fl_clusters_readmit(fl_clusters *cl);
 /* f(S) from the coverage, summed serially in layout order. */
 double fl_clusters_objective(const fl_clusters *cl);
 

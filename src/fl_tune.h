@@ -92,6 +92,14 @@
 /* -- Quality against work (eps > 0 only; with eps = 0 the picks are
  * greedy's whatever these are) ---------------------------------------- */
 
+/* Clients covered above tau leave the evaluations only while their total
+ * slack, sum w (1 - m), what they can add at most to any candidate's
+ * gain, stays within FL_PRUNE_SHARE eps of the gain of the pick being
+ * made; else they come back (fl_mf_merge).  So pruning costs a pick at
+ * most that fraction of its gain, whatever the kernel width: smaller,
+ * more readmissions and fewer clients pruned. */
+#define FL_PRUNE_SHARE 0.02
+
 /* The first evaluations, with nothing covered, skip the clusters later
  * ones would skip at this many times their threshold, keyed with the
  * mass estimate of what they skip. */

@@ -66,6 +66,34 @@ static int post_cut(const fl_mf *r, double f)
   return lo;
 }
 
+/* Could the pruned clients, which the round's evaluations left out, add
+ * more than FL_PRUNE_SHARE eps of a pick's gain to some candidate's?
+ * Only then may they change the pick (the bound of FL_PRUNE_SHARE). */
+static int pruned_too_much(const fl_mf *r, double gain)
+{
+  return r->cl.prune && r->cl.pruned > FL_PRUNE_SHARE * r->c->eps * gain;
+}
+
+/* The pruned clients return to the evaluations.  A key evaluated without
+ * them is at most their slack below the candidate's gain, so every key
+ * grows by that slack (the order of each heap stays), counts as stale,
+ * and the round runs again. */
+static void readmit_pruned(fl_mf *r)
+{
+  double slack = r->cl.pruned * (1.0 + FL_UB_SLACK);
+  fl_clusters_readmit(&r->cl);
+  for (int h = 0; h < r->nheaps; h++) {
+    fl_heap *heap = &r->heaps[h];
+    for (int t = 0; t < heap->size; t++) {
+      heap->a[t].key += slack;
+      heap->a[t].round = -1;
+    }
+    fl_heap_build(heap, heap->a, heap->size);   /* ties the additions may make */
+  }
+  for (int j = 0; j < r->cl.m; j++) r->fine_round[j] = r->settle_round[j] = -1;
+  r->again = 1;
+}
+
 /* Commit pooled entries in order while the gain each was evaluated with
  * can have dropped by at most eps of it through the round's earlier picks
  * (with eps = 0: not at all, so the order is exactly greedy's); the rest
@@ -81,6 +109,7 @@ void fl_mf_merge(fl_mf *r)
   post_cuts(r);
   r->npick = 0;
   r->again = 0;
+  int readmit = 0;
   for (; q < nm && r->npick < r->batch && r->npick < room; q++) {
     int j = r->merged[q].idx;
     double *hw = r->hwpick + (size_t) r->npick * K;
@@ -99,6 +128,10 @@ void fl_mf_merge(fl_mf *r)
         break;
       }
     }
+    if (pruned_too_much(r, r->merged[q].key)) {
+      readmit = r->npick == 0;
+      break;
+    }
     r->pick[r->npick++] = j;
     r->chosen[j] = 1;
   }
@@ -107,6 +140,7 @@ void fl_mf_merge(fl_mf *r)
     if (r->refine && r->fine_round[e.idx] != r->round) e.key *= 1.0 + FL_TIE;
     fl_heap_push(&r->heaps[r->from[q]], e);
   }
+  if (readmit) readmit_pruned(r);
   fl_clusters_skip_table(&r->cl, r->hwpick, r->npick, r->skip);
 }
 

@@ -1,0 +1,78 @@
+# The relaxed modes at the kernel widths users get (the median heuristic
+# and wider), on data the package did not generate, against the plain-R
+# greedy of helper-reference.R.
+
+# Each pick's true marginal gain and the best true gain among the
+# candidates still open at that step.
+true_gains <- function(W, selected) {
+  cover <- rep(0, nrow(W))
+  open <- rep(TRUE, ncol(W))
+  pick <- best <- numeric(length(selected))
+  for (t in seq_along(selected)) {
+    g <- ref_gains(W, cover)
+    best[t] <- max(g[open])
+    pick[t] <- g[selected[t]]
+    open[selected[t]] <- FALSE
+    cover <- pmax(cover, W[, selected[t]])
+  }
+  list(pick = pick, best = best)
+}
+
+expect_no_idle_pick <- function(W, fit, label) {
+  g <- true_gains(W, fit$selected)
+  idle <- g$pick <= 0 & g$best > 0
+  expect_false(any(idle), label = paste(label, "has a pick of zero gain while others gain"))
+}
+
+test_that("quakes (long, lat), k = 50, default sigma: the relaxed modes match greedy", {
+  Q <- as.matrix(datasets::quakes[c("long", "lat")])
+  sigma <- facility_sigma(Q)
+  W <- ref_similarity(Q, sigma = sigma)
+  ref <- ref_greedy(W, 50)
+  for (mode in c("hpc", "nhpc", "hc")) for (threads in 1:2) {
+    fit <- facility_greedy(Q, 50, mode = mode, threads = threads)
+    label <- paste(mode, threads)
+    expect_equal(fit$sigma, sigma)
+    expect_gte(fit$objective, 0.999 * ref$objective, label = label)
+    expect_no_idle_pick(W, fit, label)
+    # before pruning was bounded, picks 16 to 50 were rows 1, 2, 3, ...
+    expect_false(all(fit$selected[21:30] == sort(fit$selected[21:30])) &&
+                   max(fit$selected[21:30]) <= 40, label = label)
+  }
+})
+
+test_that("a kernel wide enough to cover every client above 0.9 keeps greedy's quality", {
+  # trees (girth, height, volume) scaled, at four times the median
+  # heuristic: after three picks every client is covered above 0.9, where
+  # unbounded coverage pruning at tau = 0.9 emptied every evaluation.
+  X <- scale(as.matrix(rbind(datasets::trees, datasets::trees + 0.5, datasets::trees - 0.5)))
+  sigma <- 4 * facility_sigma(X)
+  W <- ref_similarity(X, sigma = sigma)
+  ref <- ref_greedy(W, 20)
+  expect_gt(min(apply(W[, ref$selected[1:3]], 1, max)), 0.9)
+  for (mode in c("hpc", "nhpc")) for (threads in 1:2) {
+    fit <- facility_greedy(X, 20, mode = mode, sigma = sigma, threads = threads)
+    label <- paste(mode, threads)
+    expect_gte(fit$objective, 0.9995 * ref$objective, label = label)
+    expect_no_idle_pick(W, fit, label)
+  }
+})
+
+test_that("pruning is bounded: tau changes no pick where the bound forbids it", {
+  # With pruning bounded by eps / 50 of each pick's gain, tau = 0.5 (which
+  # would prune almost every client here) gives the picks of tau = 1 on a
+  # wide kernel, and eps = 0 turns pruning off altogether.
+  X <- as.matrix(datasets::faithful)
+  sigma <- 2 * facility_sigma(X)
+  for (mode in c("hpc", "nhpc")) {
+    loose <- facility_greedy(X, 30, mode = mode, sigma = sigma,
+                             control = facility_control(tau = 0.5))
+    none <- facility_greedy(X, 30, mode = mode, sigma = sigma,
+                            control = facility_control(tau = 1))
+    expect_gte(loose$objective, (1 - 1e-3) * none$objective, label = mode)
+    exact <- facility_greedy(X, 30, mode = mode, sigma = sigma,
+                             control = facility_control(batch = 1, eps = 0, tau = 0.5))
+    g <- facility_greedy(X, 30, mode = "g", sigma = sigma)
+    expect_identical(exact$selected, g$selected, label = mode)
+  }
+})
