@@ -323,6 +323,13 @@ void fl_mf_merge(fl_mf *r);
 void fl_mf_post(fl_mf *r, int cover, int summary);
 double fl_mf_record_picks(fl_mf *r, fl_result *res);
 
+/* mf_contest.c: may merged entry q (fine, the round's next pick) be
+ * committed?  The candidates keyed within FL_CONTEST eps of its gain whose
+ * bound reaches it are evaluated exactly with it (the round's first pick;
+ * for a later one, any such candidate defers it to the next round); 0 when
+ * one of them gains more, the pick then keyed by its exact gain. */
+int fl_mf_contest(fl_mf *r, int q, int nm);
+
 /* mf_bound.c */
 double fl_mf_refined_topk(fl_mf *r, double room);
 

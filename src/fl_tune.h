@@ -99,6 +99,11 @@
  * most that fraction of its gain, whatever the kernel width: smaller,
  * more readmissions and fewer clients pruned. */
 #define FL_PRUNE_SHARE 0.02
+/* A pick is evaluated exactly, with every candidate keyed within
+ * FL_CONTEST eps of its gain whose bound reaches it (mf_contest.c), and
+ * the best exact gain wins: near-ties decided as greedy decides them
+ * against up to FL_TEAM_BATCH - 1 exact evaluations a round. */
+#define FL_CONTEST 0.02
 
 /* The first evaluations, with nothing covered, skip the clusters later
  * ones would skip at this many times their threshold, keyed with the

@@ -132,6 +132,10 @@ void fl_mf_merge(fl_mf *r)
       readmit = r->npick == 0;
       break;
     }
+    if (r->refine && !fl_mf_contest(r, q, nm)) {
+      r->again = r->npick == 0;
+      break;
+    }
     r->pick[r->npick++] = j;
     r->chosen[j] = 1;
   }

@@ -1,0 +1,122 @@
+/* The contest of near-ties before a pick is committed.  A fine evaluation
+ * skips leaves whose bound is small beside the threshold, so it may fall
+ * short of the true gain by up to its `left`; where gains lie within that
+ * of each other (regular grids, repeated rows, the flat gains of a wide
+ * kernel), such a shortfall would turn greedy's path, and a path turned
+ * early can cost a percent of f(S) by the k-th pick.  So the pick and
+ * every candidate keyed within FL_CONTEST eps of its gain whose certified
+ * bound ub still reaches it are evaluated exactly (no leaf skipped but
+ * those of zero bound), and the best exact gain wins, lowest index on
+ * ties, as in greedy. */
+#include "fl_mf.h"
+
+/* Room for the pick and its contenders: one team batch. */
+#define FL_CONTEST_MOST (FL_TEAM_BATCH - 1)
+
+typedef struct {
+  int idx;
+  int heap;   /* its heap, -1 for an entry of the round's pool */
+  int at;     /* its position there */
+} fl_rival;
+
+typedef struct {
+  fl_rival who[FL_CONTEST_MOST];
+  int n;
+  double limit, gain;   /* keys below limit, or bounds below gain, stay out */
+  int pick;
+} fl_field;
+
+static int enters(const fl_mf *r, const fl_field *f, fl_entry e)
+{
+  return e.key >= f->limit && e.idx != f->pick && r->ub[e.idx] > f->gain;
+}
+
+static void add(fl_field *f, int idx, int heap, int at)
+{
+  if (f->n < FL_CONTEST_MOST) {
+    fl_rival v = { idx, heap, at };
+    f->who[f->n++] = v;
+  }
+}
+
+/* The entries of heap h keyed at least f->limit, from the top down (a
+ * child's key is at most its parent's), while there is room. */
+static void gather_heap(const fl_mf *r, int h, fl_field *f)
+{
+  const fl_heap *heap = &r->heaps[h];
+  int stack[64], top = 0;   /* depth-first: at most one sibling per level waits */
+  if (heap->size > 0) stack[top++] = 0;
+  while (top > 0 && f->n < FL_CONTEST_MOST) {
+    int i = stack[--top];
+    fl_entry e = heap->a[i];
+    if (e.key < f->limit) continue;
+    if (enters(r, f, e)) add(f, e.idx, h, i);
+    for (long long c = 2LL * i + 1; c <= 2LL * i + 2 && c < heap->size; c++)
+      if (top < 64) stack[top++] = (int) c;
+  }
+}
+
+/* Evaluate the field exactly (the pick first), one team batch at most, by
+ * the calling thread: fine evaluations at threshold 0. */
+static void evaluate(fl_mf *r, fl_field *f, fl_entry pick, fl_entry *out)
+{
+  fl_mf_heap *s = &r->hs[0];
+  double keep = r->thresh;
+  s->pending[0] = pick;
+  for (int t = 0; t < f->n; t++) {
+    fl_entry e = { 0.0, f->who[t].idx, -1 };
+    s->pending[t + 1] = e;
+  }
+  s->npend = f->n + 1;
+  for (int q = 0; q < s->npend; q++) s->fine[q] = 1;
+  r->thresh = 0.0;
+  fl_mf_eval_alone(r, s, fl_thread_id());
+  r->thresh = keep;
+  r->tcount[(size_t) fl_thread_id() * FL_MF_PAD + 1] += s->npend;
+  for (int q = 0; q < s->npend; q++) out[q] = fl_mf_evaluated(r, s, q, r->round);
+}
+
+/* Exact keys back where the contenders are; heaps whose keys changed are
+ * rebuilt (a contender's position would move under another's sift). */
+static void put_back(fl_mf *r, const fl_field *f, const fl_entry *out)
+{
+  unsigned char changed[FL_CONTEST_MOST] = { 0 };
+  for (int t = 0; t < f->n; t++) {
+    const fl_rival *v = &f->who[t];
+    if (v->heap >= 0) {
+      r->heaps[v->heap].a[v->at] = out[t + 1];
+      changed[t] = 1;
+    } else {
+      r->merged[v->at] = out[t + 1];
+    }
+  }
+  for (int t = 0; t < f->n; t++) {
+    if (!changed[t]) continue;
+    int h = f->who[t].heap;
+    fl_heap_build(&r->heaps[h], r->heaps[h].a, r->heaps[h].size);
+    for (int u = t + 1; u < f->n; u++)
+      if (f->who[u].heap == h) changed[u] = 0;
+  }
+}
+
+int fl_mf_contest(fl_mf *r, int q, int nm)
+{
+  fl_entry p = r->merged[q];
+  fl_field f;
+  f.n = 0;
+  f.pick = p.idx;
+  f.gain = p.key;
+  f.limit = p.key * (1.0 - FL_CONTEST * r->c->eps);
+  for (int t = q + 1; t < nm; t++)
+    if (enters(r, &f, r->merged[t])) add(&f, r->merged[t].idx, -1, t);
+  for (int h = 0; h < r->nheaps; h++) gather_heap(r, h, &f);
+  if (f.n == 0) return 1;
+  if (r->npick > 0) return 0;   /* a later pick of the round: next round decides */
+  fl_entry out[FL_CONTEST_MOST + 1];
+  evaluate(r, &f, p, out);
+  r->merged[q] = out[0];
+  put_back(r, &f, out);
+  for (int t = 1; t <= f.n; t++)
+    if (fl_entry_before(out[t], out[0])) return 0;
+  return 1;
+}
