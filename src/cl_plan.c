@@ -200,9 +200,9 @@ const int *fl_clusters_visited(const fl_clusters *cl, const int *eval, int *n)
 
 /* The gain estimate's test (see FL_GAIN_FRACTION) on the leaves the plan
  * would visit with yc outside their ball and not nearer to their center
- * than the owner: drops those whose estimate is below exp(lng) from eval
- * and returns the sum of their bounds bk; *dropped receives the sum of
- * their estimates.  A client gains at most s_c (1 - s_o / s_c) when the
+ * than the owner: drops those whose estimate is below exp(lng) and whose
+ * bound bk is at most cap (FL_DROP_CAP) from eval and returns the sum of
+ * their bounds; *dropped receives the sum of their estimates.  A client gains at most s_c (1 - s_o / s_c) when the
  * owner's similarity s_o covers it, and s_o / s_c = exp(((dist^2 - own2)
  * - 2 p |yc - owner|) / 2 sigma^2) depends on the client only through its
  * offset p from the center along the line from the owner to the
@@ -217,7 +217,8 @@ const int *fl_clusters_visited(const fl_clusters *cl, const int *eval, int *n)
  * (measured: inst/bench/results/tunables.md, drop_estimated). */
 static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float *df,
                                              float *ps, double lng, int *eval,
-                                             const double *bk, double *dropped, int wide)
+                                             const double *bk, double *dropped, int wide,
+                                             double cap)
 {
   const int K = cl->K;
   const float *cp = ps + K, *icp = cp + K;
@@ -253,7 +254,7 @@ static inline FL_INLINE double drop_estimated(const fl_clusters *cl, const float
   if (dropped) fl_expf_neg_array(under, n);
   double left = 0.0, est = 0.0;
   for (int t = 0; t < n; t++)
-    if (qn[t] < ex[t] * qd[t]) {
+    if (qn[t] < ex[t] * qd[t] && bk[idx[t]] <= cap) {
       eval[idx[t]] = 0;
       left += bk[idx[t]];
       if (dropped) est += (double) under[t] * qn[t] / ((double) ex[t] * qd[t]);
@@ -360,7 +361,8 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   double left = rounded_sum_bound(leftf, up, kend);
   if (skip_cold > 0) {
     double fraction = skipped ? FL_GUESS_GAIN_FRACTION : FL_GAIN_FRACTION;
-    left += drop_estimated(cl, df, ps, log(fraction * thresh), eval, bk, skipped, wide);
+    left += drop_estimated(cl, df, ps, log(fraction * thresh), eval, bk, skipped, wide,
+                           FL_DROP_CAP * thresh);
   }
   if (first) *skipped = skipped_mass(cl, df, eval, all ? cl->wall : cl->wact);
   return left;

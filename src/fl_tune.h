@@ -146,6 +146,13 @@
 /* The same fraction where the dropped leaves' estimates are added to the
  * key (coarse evaluations, the picks evaluated finely). */
 #define FL_GUESS_GAIN_FRACTION 0.1
+/* The gain estimate drops no leaf whose bound exceeds FL_DROP_CAP times
+ * the skip threshold: what one dropped leaf can hide is at most that
+ * (half the last gain at eps = 0.05).  The estimate takes a leaf's offsets
+ * as normal, which grids, repeated rows and leaves of a few clients are
+ * not.  Chosen on the presets (the cost at sigma = 20); smaller, more
+ * pairs. */
+#define FL_DROP_CAP 10.0
 /* Power iterations for a leaf's largest variance (FL_ISOTROPIC), and
  * steps of the one-dimensional two-means that judges a leaf mixed:
  * set-up time against leaves misjudged. */

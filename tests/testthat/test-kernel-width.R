@@ -76,3 +76,28 @@ test_that("pruning is bounded: tau changes no pick where the bound forbids it", 
     expect_identical(exact$selected, g$selected, label = mode)
   }
 })
+
+test_that("R's own data at five kernel widths: every relaxed cell within 0.1% of greedy", {
+  # A fast subset of inst/bench/quality-sweep.R: data shipped with R, not
+  # standardised (a user's default call), sigma from a tenth to twice the
+  # median heuristic.  FL_PRUNE_SHARE and FL_CONTEST were set from the 0.1%
+  # target, not tuned on these data.
+  sets <- list(faithful = datasets::faithful, iris = datasets::iris[1:4],
+               airquality = stats::na.omit(datasets::airquality),
+               morley = datasets::morley, beaver2 = datasets::beaver2,
+               ChickWeight = as.data.frame(datasets::ChickWeight)[c("weight", "Time")])
+  for (name in names(sets)) {
+    X <- as.matrix(sets[[name]])
+    for (mult in c(0.1, 0.5, 2)) {
+      sigma <- mult * facility_sigma(X)
+      W <- ref_similarity(X, sigma = sigma)
+      ref <- ref_greedy(W, 20)
+      for (mode in c("hc", "hpc", "nhpc")) for (threads in 1:2) {
+        fit <- facility_greedy(X, 20, mode = mode, sigma = sigma, threads = threads)
+        label <- paste(name, mult, mode, threads)
+        expect_gte(fit$objective, 0.999 * ref$objective, label = label)
+        expect_no_idle_pick(W, fit, label)
+      }
+    }
+  }
+})
