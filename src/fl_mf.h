@@ -18,6 +18,11 @@
 #include "fl_omp.h"
 #include "fl_tune.h"
 
+/* Gains below this fraction of the first pick's are nil: the rounding of
+ * a single-precision evaluation (about 2^-24 of the similarity mass it
+ * adds) is larger. */
+#define FL_ZERO_GAIN 1e-6
+
 /* Relative margin on computed gains when they serve as upper bounds. */
 #define FL_UB_SLACK 1e-12
 
@@ -125,6 +130,9 @@ struct fl_mf {
   int *fine_round;       /* m: round of each candidate's last fine evaluation */
   int *settle_round;     /* m: round in which its coarse gain was last keyed down */
   int refine;            /* fine evaluations of the picks (eps > 0) */
+  double first_gain;     /* the first pick's gain, the largest of all */
+  int exact_tail;        /* a pick of zero gain came up: keys from the bounds ub,
+                          * evaluations exact from then on (mf_contest.c) */
   int again;             /* the round made no pick: its lead fell behind when
                           * evaluated finely in fl_mf_merge, and it runs again */
   int guess;             /* evaluations coarser, keys adding their guess (first_gains) */
@@ -329,6 +337,12 @@ double fl_mf_record_picks(fl_mf *r, fl_result *res);
  * for a later one, any such candidate defers it to the next round); 0 when
  * one of them gains more, the pick then keyed by its exact gain. */
 int fl_mf_contest(fl_mf *r, int q, int nm);
+/* Is gain nil, within the single-precision rounding of an evaluation
+ * (FL_ZERO_GAIN of the first pick's gain)? */
+int fl_mf_zero_gain(const fl_mf *r, double gain);
+/* After a contest that returned 0 for a pick of zero gain: every key set
+ * to its certified bound (stale), r->exact_tail set. */
+void fl_mf_rekey_from_bounds(fl_mf *r);
 
 /* mf_bound.c */
 double fl_mf_refined_topk(fl_mf *r, double room);

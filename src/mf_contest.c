@@ -99,9 +99,36 @@ static void put_back(fl_mf *r, const fl_field *f, const fl_entry *out)
   }
 }
 
+int fl_mf_zero_gain(const fl_mf *r, double gain)
+{
+  return gain <= FL_ZERO_GAIN * r->first_gain;
+}
+
+/* A pick of zero gain while another candidate may still gain would fill
+ * the set in index order (repeated rows, k past the distinct points): the
+ * keys of skipping evaluations no longer tell.  Lazy greedy on the
+ * certified bounds, with exact evaluations, then evaluates every candidate
+ * that might still gain before a zero is picked. */
+void fl_mf_rekey_from_bounds(fl_mf *r)
+{
+  for (int h = 0; h < r->nheaps; h++) {
+    fl_heap *heap = &r->heaps[h];
+    for (int t = 0; t < heap->size; t++) {
+      heap->a[t].key = r->ub[heap->a[t].idx];
+      heap->a[t].round = -1;
+    }
+    fl_heap_build(heap, heap->a, heap->size);
+  }
+  for (int j = 0; j < r->cl.m; j++) r->fine_round[j] = r->settle_round[j] = -1;
+  r->exact_tail = 1;
+  r->thresh = 0.0;
+}
+
 int fl_mf_contest(fl_mf *r, int q, int nm)
 {
   fl_entry p = r->merged[q];
+  if (r->exact_tail) return 1;   /* exact keys, bounds elsewhere: greedy's pick */
+  if (fl_mf_zero_gain(r, p.key)) return 0;   /* the caller rekeys */
   fl_field f;
   f.n = 0;
   f.pick = p.idx;

@@ -109,7 +109,7 @@ void fl_mf_merge(fl_mf *r)
   post_cuts(r);
   r->npick = 0;
   r->again = 0;
-  int readmit = 0;
+  int readmit = 0, rekey = 0;
   for (; q < nm && r->npick < r->batch && r->npick < room; q++) {
     int j = r->merged[q].idx;
     double *hw = r->hwpick + (size_t) r->npick * K;
@@ -133,6 +133,7 @@ void fl_mf_merge(fl_mf *r)
       break;
     }
     if (r->refine && !fl_mf_contest(r, q, nm)) {
+      rekey = fl_mf_zero_gain(r, r->merged[q].key);
       r->again = r->npick == 0;
       break;
     }
@@ -145,6 +146,7 @@ void fl_mf_merge(fl_mf *r)
     fl_heap_push(&r->heaps[r->from[q]], e);
   }
   if (readmit) readmit_pruned(r);
+  if (rekey) fl_mf_rekey_from_bounds(r);
   fl_clusters_skip_table(&r->cl, r->hwpick, r->npick, r->skip);
 }
 

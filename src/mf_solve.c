@@ -39,10 +39,11 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
     }
     fl_clusters_reduce(&r->cl);
     double last = fl_mf_record_picks(r, res);
+    if (res->nselected == r->npick) r->first_gain = res->gains[0];
     fl_clusters_own(&r->cl, r->pick, r->npick);
     for (int q = res->nselected - r->npick; q < res->nselected; q++) f += res->gains[q];
     /* skip clusters that cannot add eps of the gain the last pick made */
-    r->thresh = c->eps * last;
+    r->thresh = r->exact_tail ? 0.0 : c->eps * last;
     res->rounds = round + 1;
     fl_progress(c, round + 1, res->nselected, f);
   }

@@ -101,3 +101,20 @@ test_that("R's own data at five kernel widths: every relaxed cell within 0.1% of
     }
   }
 })
+
+test_that("no pick of zero gain while a distinct value is left (k past the distinct rows)", {
+  # MASS::quine's Days: 146 rows, 49 distinct values.  The first 49 picks
+  # must cover the 49 values; a coarse key had read 0 for one of them.
+  skip_if_not_installed("MASS")
+  X <- as.matrix(MASS::quine["Days"])
+  values <- length(unique(X[, 1]))
+  for (mult in c(0.1, 1)) {
+    sigma <- mult * facility_sigma(X)
+    for (mode in c("hc", "hpc", "nhpc")) for (threads in 1:2) {
+      fit <- facility_greedy(X, values + 1, mode = mode, sigma = sigma, threads = threads)
+      label <- paste(mult, mode, threads)
+      expect_equal(length(unique(X[fit$selected[seq_len(values)], 1])), values, label = label)
+      expect_equal(fit$objective, nrow(X), tolerance = 1e-12, label = label)
+    }
+  }
+})
