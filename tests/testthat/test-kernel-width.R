@@ -103,10 +103,11 @@ test_that("R's own data at five kernel widths: every relaxed cell within 0.1% of
 })
 
 test_that("no pick of zero gain while a distinct value is left (k past the distinct rows)", {
-  # MASS::quine's Days: 146 rows, 49 distinct values.  The first 49 picks
-  # must cover the 49 values; a coarse key had read 0 for one of them.
-  skip_if_not_installed("MASS")
-  X <- as.matrix(MASS::quine["Days"])
+  # faithful's waiting times: 272 rows, 51 distinct values.  The first 51
+  # picks must cover the 51 values; a coarse key reading 0 for one of them
+  # (MASS::quine's Days in inst/bench/quality-sweep.R) had let a repeated
+  # value in first.
+  X <- as.matrix(datasets::faithful["waiting"])
   values <- length(unique(X[, 1]))
   for (mult in c(0.1, 1)) {
     sigma <- mult * facility_sigma(X)
