@@ -46,8 +46,11 @@
 #' others.
 #'
 #' @param X,sigma,similarity,candidates,weights,initial,threads The instance,
-#'   as in [facility_greedy()]; with points the \eqn{n \times m}{n x m}
-#'   similarity matrix is built (its memory is checked first).
+#'   as in [facility_greedy()], with the same default `sigma` (the median
+#'   heuristic of [facility_sigma()]), so that a set found by a default
+#'   [facility_greedy()] call is certified for the problem it solved; with
+#'   points the \eqn{n \times m}{n x m} similarity matrix is built (its
+#'   memory is checked first).
 #' @param selected 1-based indices of the candidates in the set, distinct
 #'   and none of them `initial` (may be empty).
 #' @param k Size of the sets the optimum is taken over, by default
@@ -79,15 +82,15 @@
 #' fit <- facility_greedy(X, k = 10, threads = 1)
 #' facility_bound(X, fit$selected, threads = 1)
 #' facility_bound(X, sample(300, 10), threads = 1)   # a random set: a poor certificate
-facility_bound <- function(X, selected, k = length(selected), sigma = 20, similarity = NULL,
+facility_bound <- function(X, selected, k = length(selected), sigma = NULL, similarity = NULL,
                            candidates = NULL, weights = NULL, initial = NULL,
                            threads = facloc_threads(), control = facility_control(), ...) {
   check_dots_empty(...)
   has_points <- check_instance(!missing(X) && !is.null(X), similarity)
-  sigma <- check_sigma(sigma)
+  input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   threads <- resolve_threads(threads)
   check_control(control)
-  problem <- facility_problem(if (has_points) X, sigma, threads, similarity, candidates,
+  problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
                               weights, initial)
   if (missing(selected)) abort_missing("selected")
   selected <- check_indices(selected, problem$m, "selected", allow_empty = TRUE)

@@ -184,3 +184,16 @@ test_that("certify and facility_bound() reject bad arguments by name", {
   expect_arg_error(facility_bound(X, 1:2, control = list()), "control")
   expect_arg_error(facility_bound(X, 1:2, bogus = 1), "bogus")
 })
+
+test_that("facility_bound() certifies the problem a default facility_greedy() solved", {
+  # Both default to the median-heuristic sigma; facility_bound() took
+  # sigma = 20 and certified another problem (0.893 instead of 0.993).
+  X <- facility_data("small", n = 300)
+  fit <- facility_greedy(X, 10, mode = "dc", threads = 1)
+  cert <- facility_bound(X, fit$selected, threads = 1)
+  expect_equal(cert$objective, fit$objective, tolerance = 1e-12)
+  same <- facility_bound(X, fit$selected, sigma = fit$sigma, threads = 1)
+  expect_equal(cert$bound, same$bound, tolerance = 1e-12)
+  expect_false(isTRUE(all.equal(cert$objective,
+                                facility_bound(X, fit$selected, sigma = 20, threads = 1)$objective)))
+})
