@@ -312,6 +312,9 @@ int fl_mf_first_gains(fl_mf *r, int nopen, int covered);
 
 /* mf_heaps.c */
 void fl_mf_round_start(fl_mf *r, int round);
+/* Every heap entry stale, its key raised by `raise` or (bounds) set to its
+ * certified bound; heaps rebuilt (serial). */
+void fl_mf_stale_keys(fl_mf *r, double raise, int bounds);
 int fl_mf_pool_fresh(fl_mf *r);
 /* The team refreshes every heap, its groups taking heaps in turn, the M
  * threads of group g (this one at lane) sharing each heap's evaluations;
@@ -334,14 +337,15 @@ double fl_mf_record_picks(fl_mf *r, fl_result *res);
 /* mf_contest.c: may merged entry q (fine, the round's next pick) be
  * committed?  The candidates keyed within FL_CONTEST eps of its gain whose
  * bound reaches it are evaluated exactly with it (the round's first pick;
- * for a later one, any such candidate defers it to the next round); 0 when
- * one of them gains more, the pick then keyed by its exact gain. */
-int fl_mf_contest(fl_mf *r, int q, int nm);
-/* Is gain nil, within the single-precision rounding of an evaluation
- * (FL_ZERO_GAIN of the first pick's gain)? */
-int fl_mf_zero_gain(const fl_mf *r, double gain);
-/* After a contest that returned 0 for a pick of zero gain: every key set
- * to its certified bound (stale), r->exact_tail set. */
+ * for a later one, any such candidate defers it to the next round):
+ * FL_DEFER when one of them gains more, the pick then keyed by its exact
+ * gain; FL_ZERO_GAIN_PICK when the pick's gain is nil (FL_ZERO_GAIN of
+ * the first pick's), for the caller to call fl_mf_rekey_from_bounds()
+ * once the round's entries are back in their heaps. */
+typedef enum { FL_COMMIT, FL_DEFER, FL_ZERO_GAIN_PICK } fl_verdict;
+fl_verdict fl_mf_contest(fl_mf *r, int q, int nm);
+/* Every key set to its certified bound (stale), evaluations exact from
+ * then on (r->exact_tail). */
 void fl_mf_rekey_from_bounds(fl_mf *r);
 
 /* mf_bound.c */

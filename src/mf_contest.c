@@ -76,30 +76,30 @@ static void evaluate(fl_mf *r, fl_field *f, fl_entry pick, fl_entry *out)
   for (int q = 0; q < s->npend; q++) out[q] = fl_mf_evaluated(r, s, q, r->round);
 }
 
-/* Exact keys back where the contenders are; heaps whose keys changed are
- * rebuilt (a contender's position would move under another's sift). */
+/* Is rival t the first of the field in its heap? */
+static int first_in_heap(const fl_field *f, int t)
+{
+  for (int u = 0; u < t; u++)
+    if (f->who[u].heap == f->who[t].heap) return 0;
+  return 1;
+}
+
+/* Exact keys back where the contenders are; each heap that holds one is
+ * rebuilt once (a contender's position would move under another's sift). */
 static void put_back(fl_mf *r, const fl_field *f, const fl_entry *out)
 {
-  unsigned char changed[FL_CONTEST_MOST] = { 0 };
   for (int t = 0; t < f->n; t++) {
     const fl_rival *v = &f->who[t];
-    if (v->heap >= 0) {
-      r->heaps[v->heap].a[v->at] = out[t + 1];
-      changed[t] = 1;
-    } else {
-      r->merged[v->at] = out[t + 1];
-    }
+    if (v->heap >= 0) r->heaps[v->heap].a[v->at] = out[t + 1];
+    else r->merged[v->at] = out[t + 1];
   }
   for (int t = 0; t < f->n; t++) {
-    if (!changed[t]) continue;
-    int h = f->who[t].heap;
-    fl_heap_build(&r->heaps[h], r->heaps[h].a, r->heaps[h].size);
-    for (int u = t + 1; u < f->n; u++)
-      if (f->who[u].heap == h) changed[u] = 0;
+    fl_heap *heap = f->who[t].heap >= 0 ? &r->heaps[f->who[t].heap] : NULL;
+    if (heap && first_in_heap(f, t)) fl_heap_build(heap, heap->a, heap->size);
   }
 }
 
-int fl_mf_zero_gain(const fl_mf *r, double gain)
+static int zero_gain(const fl_mf *r, double gain)
 {
   return gain <= FL_ZERO_GAIN * r->first_gain;
 }
@@ -111,24 +111,16 @@ int fl_mf_zero_gain(const fl_mf *r, double gain)
  * that might still gain before a zero is picked. */
 void fl_mf_rekey_from_bounds(fl_mf *r)
 {
-  for (int h = 0; h < r->nheaps; h++) {
-    fl_heap *heap = &r->heaps[h];
-    for (int t = 0; t < heap->size; t++) {
-      heap->a[t].key = r->ub[heap->a[t].idx];
-      heap->a[t].round = -1;
-    }
-    fl_heap_build(heap, heap->a, heap->size);
-  }
-  for (int j = 0; j < r->cl.m; j++) r->fine_round[j] = r->settle_round[j] = -1;
+  fl_mf_stale_keys(r, 0.0, 1);
   r->exact_tail = 1;
   r->thresh = 0.0;
 }
 
-int fl_mf_contest(fl_mf *r, int q, int nm)
+fl_verdict fl_mf_contest(fl_mf *r, int q, int nm)
 {
   fl_entry p = r->merged[q];
-  if (r->exact_tail) return 1;   /* exact keys, bounds elsewhere: greedy's pick */
-  if (fl_mf_zero_gain(r, p.key)) return 0;   /* the caller rekeys */
+  if (r->exact_tail) return FL_COMMIT;   /* exact keys, bounds elsewhere: greedy's pick */
+  if (zero_gain(r, p.key)) return FL_ZERO_GAIN_PICK;
   fl_field f;
   f.n = 0;
   f.pick = p.idx;
@@ -137,13 +129,13 @@ int fl_mf_contest(fl_mf *r, int q, int nm)
   for (int t = q + 1; t < nm; t++)
     if (enters(r, &f, r->merged[t])) add(&f, r->merged[t].idx, -1, t);
   for (int h = 0; h < r->nheaps; h++) gather_heap(r, h, &f);
-  if (f.n == 0) return 1;
-  if (r->npick > 0) return 0;   /* a later pick of the round: next round decides */
+  if (f.n == 0) return FL_COMMIT;
+  if (r->npick > 0) return FL_DEFER;   /* a later pick of the round: next round decides */
   fl_entry out[FL_CONTEST_MOST + 1];
   evaluate(r, &f, p, out);
   r->merged[q] = out[0];
   put_back(r, &f, out);
   for (int t = 1; t <= f.n; t++)
-    if (fl_entry_before(out[t], out[0])) return 0;
-  return 1;
+    if (fl_entry_before(out[t], out[0])) return FL_DEFER;
+  return FL_COMMIT;
 }

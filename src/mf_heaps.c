@@ -294,3 +294,21 @@ FL_OMP(single)
   }
 FL_OMP(barrier)
 }
+
+/* Every heap entry keyed anew and stale: its key raised by `raise`, or
+ * (with bounds) set to its certified bound ub; no fine evaluation counts
+ * as of this round.  Keys move (readmission raises all alike, but rounding
+ * can make ties), so each heap is rebuilt. */
+void fl_mf_stale_keys(fl_mf *r, double raise, int bounds)
+{
+  for (int h = 0; h < r->nheaps; h++) {
+    fl_heap *heap = &r->heaps[h];
+    for (int t = 0; t < heap->size; t++) {
+      fl_entry *e = &heap->a[t];
+      e->key = bounds ? r->ub[e->idx] : e->key + raise;
+      e->round = -1;
+    }
+    fl_heap_build(heap, heap->a, heap->size);
+  }
+  for (int j = 0; j < r->cl.m; j++) r->fine_round[j] = r->settle_round[j] = -1;
+}

@@ -76,21 +76,12 @@ static int pruned_too_much(const fl_mf *r, double gain)
 
 /* The pruned clients return to the evaluations.  A key evaluated without
  * them is at most their slack below the candidate's gain, so every key
- * grows by that slack (the order of each heap stays), counts as stale,
- * and the round runs again. */
+ * grows by that slack, counts as stale, and the round runs again. */
 static void readmit_pruned(fl_mf *r)
 {
   double slack = r->cl.pruned * (1.0 + FL_UB_SLACK);
   fl_clusters_readmit(&r->cl);
-  for (int h = 0; h < r->nheaps; h++) {
-    fl_heap *heap = &r->heaps[h];
-    for (int t = 0; t < heap->size; t++) {
-      heap->a[t].key += slack;
-      heap->a[t].round = -1;
-    }
-    fl_heap_build(heap, heap->a, heap->size);   /* ties the additions may make */
-  }
-  for (int j = 0; j < r->cl.m; j++) r->fine_round[j] = r->settle_round[j] = -1;
+  fl_mf_stale_keys(r, slack, 0);
   r->again = 1;
 }
 
@@ -132,8 +123,9 @@ void fl_mf_merge(fl_mf *r)
       readmit = r->npick == 0;
       break;
     }
-    if (r->refine && !fl_mf_contest(r, q, nm)) {
-      rekey = fl_mf_zero_gain(r, r->merged[q].key);
+    fl_verdict verdict = r->refine ? fl_mf_contest(r, q, nm) : FL_COMMIT;
+    if (verdict != FL_COMMIT) {
+      rekey = verdict == FL_ZERO_GAIN_PICK;
       r->again = r->npick == 0;
       break;
     }
