@@ -52,7 +52,11 @@
 #'   points the \eqn{n \times m}{n x m} similarity matrix is built (its
 #'   memory is checked first).
 #' @param selected 1-based indices of the candidates in the set, distinct
-#'   and none of them `initial` (may be empty).
+#'   and none of them `initial` (may be empty); or a [facility_greedy()]
+#'   result, whose set is then certified for the problem it solved: its
+#'   `sigma`, `weights`, `candidates`, `initial` and size (`k`, or the
+#'   picks a `coverage` stopped at) are the defaults of the arguments not
+#'   given. `X` (or `similarity`) must be the data it was run on.
 #' @param k Size of the sets the optimum is taken over, by default
 #'   `length(selected)`.
 #' @param control [facility_control()] settings; only `certify` is used,
@@ -60,7 +64,8 @@
 #' @param ... Reserved for future arguments; must be empty.
 #' @return An object of class `facility_bound`: `objective` \eqn{f(S)}
 #'   (with `initial`), `bound`, `bound_online` (\eqn{f(S)} plus the \eqn{k}
-#'   largest gains), `bound_dual`, `certificate` (`objective / bound`), `k`,
+#'   largest gains), `bound_dual`, `bound_cap` (the clients' total weight,
+#'   `NA` with a `similarity`), `certificate` (`objective / bound`), `k`,
 #'   `dual_trace` (\eqn{B} after each step), `dual_steps`, `seconds` and
 #'   `evaluations` (of the \eqn{c_j}).
 #' @references
@@ -80,12 +85,21 @@
 #' @examples
 #' X <- facility_data("small", n = 300)
 #' fit <- facility_greedy(X, k = 10, threads = 1)
-#' facility_bound(X, fit$selected, threads = 1)
+#' facility_bound(X, fit, threads = 1)               # the problem fit solved
 #' facility_bound(X, sample(300, 10), threads = 1)   # a random set: a poor certificate
 facility_bound <- function(X, selected, k = length(selected), sigma = NULL, similarity = NULL,
                            candidates = NULL, weights = NULL, initial = NULL,
                            threads = facloc_threads(), control = facility_control(), ...) {
   check_dots_empty(...)
+  if (!missing(selected) && inherits(selected, "facility_greedy")) {
+    fit <- selected
+    if (missing(k)) k <- bound_size(fit)
+    if (is.null(sigma) && is.null(similarity) && !is.na(fit$sigma)) sigma <- fit$sigma
+    if (is.null(weights)) weights <- fit$weights
+    if (is.null(candidates)) candidates <- fit$candidates
+    if (is.null(initial) && length(fit$initial)) initial <- fit$initial
+    selected <- fit$selected
+  }
   has_points <- check_instance(!missing(X) && !is.null(X), similarity)
   input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   threads <- resolve_threads(threads)
@@ -109,6 +123,7 @@ facility_bound <- function(X, selected, k = length(selected), sigma = NULL, simi
   structure(list(objective = out$objective, bound = out$bound,
                  bound_online = out$bound_online, bound_dual = out$bound_dual,
                  certificate = if (out$bound > 0) out$objective / out$bound else 1,
+                 bound_cap = bound_cap(problem),
                  k = k, selected = selected, dual_trace = out$dual_trace,
                  dual_steps = out$dual_steps,
                  seconds = proc.time()[["elapsed"]] - started,
@@ -119,8 +134,7 @@ facility_bound <- function(X, selected, k = length(selected), sigma = NULL, simi
 #' @export
 print.facility_bound <- function(x, ...) {
   cat(sprintf("Certificate of a set of %d facilities for sets of %d\n", length(x$selected), x$k))
-  cat(sprintf("  f(S) = %.6g, bound = %.6g (online %.6g, LP dual %.6g after %d steps)\n",
-              x$objective, x$bound, x$bound_online, x$bound_dual, x$dual_steps))
+  cat(sprintf("  f(S) = %.6g, bound = %.6g (%s)\n", x$objective, x$bound, bound_parts(x)))
   cat("  ", certificate_line(x, x$k), "\n", sep = "")
   invisible(x)
 }

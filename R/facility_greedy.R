@@ -52,8 +52,10 @@ facility_modes <- function(kind = NULL) {
 #' bound) cannot beat the best gain found are not evaluated again, which
 #' saves work without changing the picks. It needs no matrix (gains are computed from the points, or
 #' read from `similarity`), its sample depends only on the seed, never on the
-#' number of threads, which split the gains of the sample, and it reports no
-#' bound (`bound` is `Inf`).
+#' number of threads, which split the gains of the sample. Its `bound` is
+#' the LP dual (`certify` steps) with a `similarity`, and on points only the
+#' cap (the clients' total weight): [facility_bound()] certifies its
+#' answer more tightly.
 #'
 #' The modes `"g"`, `"c"` and `"dc"` are exact: they return the selection of
 #' sequential greedy, ties broken by the lowest index, for any number of
@@ -178,7 +180,16 @@ facility_modes <- function(kind = NULL) {
 #'     and, for points, the clients' total weight, which no set can cover
 #'     more of (every similarity is at most 1).}
 #'   \item{bound_online, bound_dual}{The online bound (the smallest over the
-#'     rounds) and the LP dual's best value; `Inf` where not computed.}
+#'     rounds) and the LP dual's best value; `Inf` where not computed. The
+#'     matrix-free modes end by refreshing the largest gain bounds exactly
+#'     (lazily, largest first) within a share of the solve's evaluations:
+#'     where that makes the k largest all fresh, the online bound is
+#'     \eqn{f(S)} plus the k largest final gains.}
+#'   \item{bound_cap}{The cap, the clients' total weight (`NA` with a
+#'     `similarity`); print() says when `bound` is no better than it.}
+#'   \item{weights, candidates}{The `weights` and `candidates` given (or
+#'     `NULL`), so that `facility_bound(X, fit)` certifies the problem
+#'     solved.}
 #'   \item{trace}{A data frame: `size` \eqn{t}, `objective`
 #'     \eqn{f(S_t)} and `bound`, the best bound known after \eqn{t} picks
 #'     (`Inf` before any), its last row the final `bound`.}
@@ -280,6 +291,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   fit <- new_facility_greedy(out, problem, mode, threads, k, input, seconds, control)
   fit$objective_all <- total
   fit["coverage"] <- list(coverage)
+  fit["candidates"] <- list(candidates)   # with weights and sigma: facility_bound(X, fit)
   if (!is.null(problem$cost)) fit <- add_budget_result(fit, problem, out)
   warn_coverage(fit, target)
 }
@@ -399,8 +411,11 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 #'   bound; `inst/bench/certificate.R`), and 0 in the matrix-free modes,
 #'   where a step computes the similarities again and costs several times
 #'   the whole solve. With 0 the exact modes still refresh the final gains
-#'   once (the online bound of the last round, exact), the matrix-free
-#'   modes keep the bounds their solve holds.
+#'   once (the online bound of the last round, exact); the matrix-free
+#'   modes refresh the largest gain bounds exactly, largest first, within a
+#'   quarter of the solve's gain evaluations (a count, so the bound does
+#'   not depend on the machine's load), and with steps to take all of them
+#'   before the first step.
 #' @return An object of class `facility_control`.
 #' @export
 #' @examples
@@ -537,6 +552,13 @@ check_similarity <- function(similarity, arg = "similarity") {
   similarity
 }
 
+# The cap on any bound: with points every similarity is at most 1, so no
+# set covers more than the clients' total weight; none for a similarity.
+bound_cap <- function(problem) {
+  if (is.null(problem$x)) return(NA_real_)
+  if (is.null(problem$weight)) as.double(problem$n) else sum(problem$weight)
+}
+
 new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, control) {
   facilities <- NULL
   if (!is.null(problem$x)) {
@@ -555,6 +577,7 @@ new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, 
     labels = input$labels, seconds = seconds, evaluations = out$evaluations, pairs = out$pairs,
     rounds = out$rounds, n = problem$n, m = problem$m,
     initial = if (is.null(problem$initial)) integer() else problem$initial + 1L,
+    weights = problem$weight, bound_cap = bound_cap(problem),
     facilities = facilities, control = control,
     initial_facilities = if (!is.null(problem$x) && length(problem$initial))
       t(points[, problem$initial + 1L, drop = FALSE])

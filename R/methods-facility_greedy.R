@@ -42,13 +42,36 @@ bound_size <- function(x) if (is.null(x$coverage)) x$k else length(x$selected)
 
 # "f(S) / bound = 0.953: no set of 100 does better than 1.05 times this
 # one" for `x` (its objective and bound), or why there is no such
-# statement.  Shared with facility_bound().
-certificate_line <- function(x, k) {
+# statement; a bound that is only the cap says so, and how to get a
+# tighter one.  Lines after the first start with `prefix`.  Shared with
+# facility_bound().
+certificate_line <- function(x, k, prefix = "  ") {
   ratio <- certificate(x)
   if (is.na(ratio)) return("f(S) / bound: none (this mode gives no upper bound)")
   if (ratio >= 1) return(sprintf("f(S) / bound = 1: no set of %d does better than this one", k))
+  if (bound_is_cap(x)) {
+    how <- if (identical(x$mode, "stochastic")) "facility_bound(X, fit)"
+           else paste0("facility_bound(X, fit) or\n", prefix, "facility_control(certify = 20)")
+    return(sprintf(paste0("f(S) / bound = %.3f, but the bound is only the cap (the clients' total weight):\n",
+                          "%sthe default effort found none below it; %s computes one"), ratio, prefix, how))
+  }
   sprintf("f(S) / bound = %.3f: no set of %d does better than %.3f times this one",
           ratio, k, 1 / ratio)
+}
+
+# Is the bound no lower than the cap (the clients' total weight)?
+bound_is_cap <- function(x) {
+  cap <- x$bound_cap
+  !is.null(cap) && !is.na(cap) && x$bound >= cap * (1 - 1e-12)
+}
+
+# "online 5034.5, LP dual not run": the bounds behind `bound`.
+bound_parts <- function(x) {
+  online <- if (is.finite(x$bound_online)) sprintf("%.6g", x$bound_online) else "none"
+  dual <- if (x$dual_steps > 0L)
+    sprintf("%.6g after %d step%s", x$bound_dual, x$dual_steps, if (x$dual_steps == 1L) "" else "s")
+  else "not run"
+  sprintf("online %s, LP dual %s", online, dual)
 }
 
 certificate <- function(x) {
@@ -73,7 +96,8 @@ summary.facility_greedy <- function(object, ...) {
                  m = object$m, k = object$k, size = bound_size(object), sigma = object$sigma,
                  sigma_rule = object$sigma_rule, objective_all = object$objective_all,
                  coverage = object$coverage, objective = object$objective,
-                 bound = object$bound, certificate = certificate(object),
+                 bound = object$bound, bound_cap = object$bound_cap,
+                 certificate = certificate(object),
                  bound_online = object$bound_online, bound_dual = object$bound_dual,
                  dual_steps = object$dual_steps, bound_seconds = object$bound_seconds,
                  bound_evaluations = object$bound_evaluations,
@@ -88,9 +112,8 @@ print.summary.facility_greedy <- function(x, ...) {
   cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s\n", x$mode,
               x$threads, if (x$threads == 1L) "" else "s"))
   cat(sprintf("Clients: %d  Candidates: %d  k: %d\n", x$n, x$m, x$k))
-  cat(sprintf("f(S): %.6g  upper bound: %.6g (online %.6g, LP dual %.6g after %d steps)\n",
-              x$objective, x$bound, x$bound_online, x$bound_dual, x$dual_steps))
-  cat(certificate_line(x, x$size), "\n", sep = "")
+  cat(sprintf("f(S): %.6g  upper bound: %.6g (%s)\n", x$objective, x$bound, bound_parts(x)))
+  cat(certificate_line(x, x$size, prefix = ""), "\n", sep = "")
   cat(sprintf("The bound took %.3g s and %.0f evaluations\n", x$bound_seconds,
               x$bound_evaluations))
   cat(kernel_line(x, "Kernel width: "), coverage_line(x, "Coverage: "), sep = "")

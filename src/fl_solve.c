@@ -56,15 +56,14 @@ static int solve_mode(const fl_problem *p, const fl_control *c, fl_result *res)
 }
 
 /* bound: the smallest of the solver's own (matrix-free modes), the
- * online and the LP-dual bounds, and the cap; never below f(S).
- * Stochastic greedy without a matrix has none of the first three and
- * reports no bound (Inf) rather than the cap. */
-static void final_bound(const fl_problem *p, const fl_control *c, fl_result *res)
+ * online and the LP-dual bounds, and, for points, the cap; never below
+ * f(S).  Stochastic greedy on points has only the cap. */
+static void final_bound(const fl_problem *p, fl_result *res)
 {
   double b = res->bound;
   if (res->bound_online < b) b = res->bound_online;
   if (res->bound_dual < b) b = res->bound_dual;
-  if (p->x && !p->sim && !p->sp_p && (c->mode != FL_MODE_STOCHASTIC || b < INFINITY)) {
+  if (p->x && !p->sim && !p->sp_p) {
     double cap = fl_bound_cap(p);
     if (cap < b) b = cap;
   }
@@ -102,7 +101,7 @@ int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res)
     for (int t = 0; t <= c->k; t++) res->trace_bound[t] = INFINITY;
   int status = solve_mode(p, c, res);
   if (status == FL_OK) {
-    final_bound(p, c, res);
+    final_bound(p, res);
     finish_trace(res);
   }
   return status;

@@ -81,13 +81,14 @@
 
 /* -- Bound effort: tighter `bound` against more evaluations ------------ */
 
-/* Evaluations allowed to tighten the final bound: FL_REFINE_PER_PICK k +
- * FL_REFINE_EXTRA. */
+/* Exact evaluations allowed to tighten the final bound of the matrix-free
+ * modes (the lazy refresh of the largest gain bounds after the last
+ * round): FL_BOUND_EFFORT times the evaluations of the solve, and at
+ * least FL_REFINE_PER_PICK k + FL_REFINE_EXTRA.  A count, not a time, so
+ * the bound is the same on a busy machine. */
+#define FL_BOUND_EFFORT 0.25
 #define FL_REFINE_PER_PICK 8
 #define FL_REFINE_EXTRA 64
-/* Clusters bounded below this fraction of the skip threshold are still
- * visited when the final bound is tightened. */
-#define FL_REFINE_FRACTION 0.1
 
 /* -- Quality against work (eps > 0 only; with eps = 0 the picks are
  * greedy's whatever these are) ---------------------------------------- */

@@ -33,14 +33,19 @@ static int refine_futile(fl_heap *hp, int k, int budget, double room, double *to
   return k * last >= room * (1.0 + FL_ROOM_MARGIN);
 }
 
-/* Sum of the k largest upper bounds on the open candidates' gains, the
- * largest ones lazily replaced by the tighter bounds of a fresh evaluation
- * against the final coverage (exact gains when eps = 0), within a budget.
- * Unrefined tops are refined FL_TEAM_BATCH at a time, and a refined top
- * is counted only when no batch is out of the heap, so every counted key
- * is at least every key left: they are the k largest.  No refinement when
- * the sum would stay at least room, past which the bound is capped. */
-double fl_mf_refined_topk(fl_mf *r, double room)
+/* Sum of the k largest upper bounds on the open candidates' gains, CELF
+ * style: the largest stale ones are evaluated exactly against the final
+ * coverage (thresh 0: every leaf that can add anything, plus the pruned
+ * clients' slack) and pushed back, until the k largest keys are fresh or
+ * `budget` evaluations are spent.  Stale tops are evaluated FL_TEAM_BATCH
+ * at a time, and a fresh top is counted only when no batch is out of the
+ * heap, so every counted key is at least every key left: they are the k
+ * largest.  Once all k are fresh, f(S) plus their sum is the online bound
+ * of the final set with exact gains.  The fresh keys replace r->ub (the
+ * LP dual starts from them).  *evaluated receives the evaluations made.
+ * No refinement when the sum would stay at least room, past which the
+ * bound is capped. */
+double fl_mf_refined_topk(fl_mf *r, double room, int budget, int *evaluated)
 {
   int nopen = 0;
   for (int j = 0; j < r->cl.m; j++)
@@ -52,26 +57,29 @@ double fl_mf_refined_topk(fl_mf *r, double room)
   fl_heap_build(&hp, r->entries, nopen);
   fl_mf_heap *s = &r->hs[0];
   double gain[FL_TEAM_BATCH], ub[FL_TEAM_BATCH];
-  int budget = FL_REFINE_PER_PICK * r->k + FL_REFINE_EXTRA, counted = 0;
+  int counted = 0;
   double sum = 0.0, top;
+  *evaluated = 0;
   if (refine_futile(&hp, r->k, budget, room, &top)) return top;
   while (counted < r->k && hp.size > 0) {
     fl_entry e = fl_heap_pop(&hp);
-    if (e.round == 1 || budget == 0) {
+    if (e.round == 1 || *evaluated >= budget) {
       sum += e.key;
       counted++;
       continue;
     }
     int np = 0;
     s->pending[np++] = e;
-    while (np < FL_TEAM_BATCH && np < budget && hp.size > 0 && hp.a[0].round == 0)
+    while (np < FL_TEAM_BATCH && *evaluated + np < budget && hp.size > 0 &&
+           hp.a[0].round == 0)
       s->pending[np++] = fl_heap_pop(&hp);
-    budget -= np;
-    fl_mf_team_gains(r, np, FL_REFINE_FRACTION * r->thresh, gain, ub);
+    *evaluated += np;
+    fl_mf_team_gains(r, np, 0.0, gain, ub);
     for (int q = 0; q < np; q++) {
       fl_entry f = s->pending[q];
       f.key = ub[q] < f.key ? ub[q] : f.key;
       f.round = 1;
+      r->ub[f.idx] = f.key;
       fl_heap_push(&hp, f);
     }
   }

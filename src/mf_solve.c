@@ -22,6 +22,7 @@
  * bound of each round and the LP dual of mf_dual.c. */
 #include <string.h>
 #include <math.h>
+#include <limits.h>
 #include "fl_mf.h"
 #include "fl_state.h"
 
@@ -51,14 +52,27 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
 }
 
 /* The certified bound: f(S) plus the refined k largest gain bounds, at
- * most bound0 (the bound before any pick) and at least f(S). */
-static double final_bound(fl_mf *r, const fl_problem *p, double objective, double bound0)
+ * most bound0 (the bound before any pick) and at least f(S); the
+ * refinement's work and time go to the result's bound_* fields, and f(S)
+ * plus its sum is the online bound of the final set. */
+static double final_bound(fl_mf *r, const fl_problem *p, const fl_control *c, fl_result *res,
+                          double bound0)
 {
+  double start = fl_wtime(), objective = res->objective;
   /* what the bound may exceed f(S) by before fl_solve caps it (or bound0
    * undercuts it) */
   double cap = fl_bound_cap(p);
   if (bound0 < cap) cap = bound0;
-  double bound = objective + fl_mf_refined_topk(r, cap - objective);
+  /* a default call: a share of the solve's work; with LP-dual steps to
+   * take, every top made fresh here, faster than the dual's own oracle */
+  double want = c->certify > 0 ? INT_MAX / 2 : FL_BOUND_EFFORT * res->evaluations;
+  int budget = FL_REFINE_PER_PICK * r->k + FL_REFINE_EXTRA, evaluated;
+  if (want > budget) budget = want < INT_MAX / 2 ? (int) want : INT_MAX / 2;
+  double top = fl_mf_refined_topk(r, cap - objective, budget, &evaluated);
+  fl_trace(res, r->nselected, objective + top);
+  res->bound_evaluations += evaluated;
+  res->bound_seconds += fl_wtime() - start;
+  double bound = objective + top;
   if (bound > bound0) bound = bound0;
   return bound < objective ? objective : bound;
 }
@@ -95,11 +109,11 @@ int fl_mf_solve(const fl_problem *p, const fl_control *c, const fl_mf_config *g,
   status = fl_mf_first_gains(&r, nopen, p->ninitial > 0);
   if (status == FL_OK) status = solve_rounds(&r, c, res, fl_clusters_objective(&r.cl));
   res->objective = fl_clusters_objective(&r.cl);
+  count_work(&r, res);
   if (status == FL_OK) {
     r.k = fl_bound_k(c, res);   /* a bound for sets of the size selected */
-    res->bound = final_bound(&r, p, res->objective, bound0);
+    res->bound = final_bound(&r, p, c, res, bound0);
   }
-  count_work(&r, res);
   if (status == FL_OK) status = fl_mf_certify(&r, p, c, res);
   fl_mf_free(&r);
   return status;

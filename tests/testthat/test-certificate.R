@@ -165,7 +165,8 @@ test_that("print and summary state the certificate plainly", {
   expect_output(print(summary(fit)), line, fixed = TRUE)
   expect_output(print(facility_bound(X, fit$selected, threads = 1)), "no set of 10 does better")
   stoch <- facility_greedy(X, 5, mode = "stochastic", threads = 1)
-  expect_output(print(stoch), "this mode gives no upper bound")
+  expect_output(print(stoch), "the bound is only the cap")   # on points
+  expect_output(print(stoch), "facility_bound(X, fit) computes one", fixed = TRUE)
   path <- tempfile(fileext = ".pdf")
   grDevices::pdf(path)
   on.exit({ grDevices::dev.off(); unlink(path) })
@@ -197,4 +198,66 @@ test_that("facility_bound() certifies the problem a default facility_greedy() so
   expect_equal(cert$bound, same$bound, tolerance = 1e-12)
   expect_false(isTRUE(all.equal(cert$objective,
                                 facility_bound(X, fit$selected, sigma = 20, threads = 1)$objective)))
+})
+
+test_that("the matrix-free modes end with the exact final gains", {
+  # The last round's online bound is f(S) plus the k largest gains against
+  # the final coverage, refreshed exactly (CELF-style) after the solve.
+  # Within the default effort (here every candidate: 8 k + 64 >= n)
+  # that makes it exact; before, the stale keys of the last round stayed
+  # in it, and on these data it read 5.6 to 9 times the exact one.
+  X <- facility_data("weak_cluster", n = 200)
+  sigma <- 20
+  W <- ref_similarity(X, sigma = sigma)
+  for (mode in c("hc", "hpc", "nhpc")) for (k in c(17L, 30L)) {
+    fit <- facility_greedy(X, k, mode = mode, sigma = sigma, threads = 2)
+    cover <- apply(W[, fit$selected, drop = FALSE], 1, max)
+    g <- ref_gains(W, cover)
+    g[fit$selected] <- 0
+    online <- ref_objective(W, fit$selected) + sum(sort(g, decreasing = TRUE)[seq_len(k)])
+    label <- paste(mode, k)
+    # exact up to the single-precision kernel's rounding margins
+    expect_lte(fit$bound_online, online * (1 + 1e-4), label = label)
+    expect_gte(fit$bound_online, online * (1 - 1e-9), label = label)
+    expect_gt(fit$bound_evaluations, 0)
+  }
+})
+
+test_that("print never presents the cap as a certificate, nor a dual not run", {
+  X <- facility_data("medium", n = 3000)
+  fit <- facility_greedy(X, 20, mode = "nhpc", sigma = 20, threads = 1)
+  expect_equal(fit$bound_cap, 3000)
+  expect_true(fit$bound >= fit$bound_cap)   # the default effort stops short here
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("the bound is only the cap", out, fixed = TRUE)))
+  expect_false(any(grepl("no set of 20 does better", out, fixed = TRUE)))
+  expect_true(any(grepl("certify = 20", out, fixed = TRUE)))
+  sm <- capture.output(print(summary(fit)))
+  expect_true(any(grepl("LP dual not run", sm, fixed = TRUE)))
+  expect_false(any(grepl("Inf", sm, fixed = TRUE)))
+  # with steps the dual reads its value and count, and the certificate is one
+  tight <- facility_greedy(X, 20, mode = "nhpc", sigma = 20, threads = 1,
+                           control = facility_control(certify = 3))
+  expect_lt(tight$bound, tight$bound_cap)
+  out <- capture.output(print(summary(tight)))
+  expect_true(any(grepl(sprintf("LP dual %.6g after %d step", tight$bound_dual,
+                                tight$dual_steps), out, fixed = TRUE)))
+  expect_true(any(grepl("no set of 20 does better", out, fixed = TRUE)))
+})
+
+test_that("facility_bound() takes a facility_greedy() result and its problem", {
+  X <- facility_data("small", n = 300)
+  w <- rep(c(1, 3), 150)
+  Y <- X[seq(1, 300, by = 3), ]
+  fit <- facility_greedy(X, 8, sigma = 5, weights = w, candidates = Y, initial = 4,
+                         threads = 1)
+  cert <- facility_bound(X, fit, threads = 1)
+  same <- facility_bound(X, fit$selected, k = 8, sigma = 5, weights = w, candidates = Y,
+                         initial = 4, threads = 1)
+  expect_equal(cert$objective, fit$objective, tolerance = 1e-12)
+  expect_equal(cert$bound, same$bound)
+  expect_identical(cert$k, 8L)
+  # a coverage run is certified for the size it reached
+  cov <- facility_greedy(X, coverage = 0.8, sigma = 5, threads = 1)
+  expect_identical(facility_bound(X, cov, threads = 1)$k, length(cov$selected))
 })
