@@ -349,7 +349,9 @@ fl_verdict fl_mf_contest(fl_mf *r, int q, int nm);
 void fl_mf_rekey_from_bounds(fl_mf *r);
 
 /* mf_bound.c */
-double fl_mf_refined_topk(fl_mf *r, double room, int budget, int *evaluated);
+double fl_mf_refined_topk(fl_mf *r, double budget, int *evaluated);
+/* Kernel evaluations of the solve so far, over the threads. */
+double fl_mf_pairs(const fl_mf *r);
 
 /* mf_dual.c: the online bound after the picks so far (fl_trace), and the
  * LP dual of the final set (fl_certify_dual; uses ub and the layout's

@@ -81,12 +81,14 @@
 
 /* -- Bound effort: tighter `bound` against more evaluations ------------ */
 
-/* Exact evaluations allowed to tighten the final bound of the matrix-free
+/* Kernel evaluations allowed to tighten the final bound of the matrix-free
  * modes (the lazy refresh of the largest gain bounds after the last
- * round): FL_BOUND_EFFORT times the evaluations of the solve, and at
- * least FL_REFINE_PER_PICK k + FL_REFINE_EXTRA.  A count, not a time, so
- * the bound is the same on a busy machine. */
-#define FL_BOUND_EFFORT 0.25
+ * round): FL_BOUND_EFFORT times the solve's, and at least what
+ * FL_REFINE_PER_PICK k + FL_REFINE_EXTRA evaluations cost at the solve's
+ * average.  A count, not a time, so the bound is the same on a busy
+ * machine; kernel evaluations, not candidates, since an exact evaluation
+ * costs several of the solve's coarse ones. */
+#define FL_BOUND_EFFORT 1.0
 #define FL_REFINE_PER_PICK 8
 #define FL_REFINE_EXTRA 64
 

@@ -22,7 +22,6 @@
  * bound of each round and the LP dual of mf_dual.c. */
 #include <string.h>
 #include <math.h>
-#include <limits.h>
 #include "fl_mf.h"
 #include "fl_state.h"
 
@@ -55,20 +54,19 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
  * most bound0 (the bound before any pick) and at least f(S); the
  * refinement's work and time go to the result's bound_* fields, and f(S)
  * plus its sum is the online bound of the final set. */
-static double final_bound(fl_mf *r, const fl_problem *p, const fl_control *c, fl_result *res,
-                          double bound0)
+static double final_bound(fl_mf *r, const fl_control *c, fl_result *res, double bound0)
 {
   double start = fl_wtime(), objective = res->objective;
-  /* what the bound may exceed f(S) by before fl_solve caps it (or bound0
-   * undercuts it) */
-  double cap = fl_bound_cap(p);
-  if (bound0 < cap) cap = bound0;
-  /* a default call: a share of the solve's work; with LP-dual steps to
-   * take, every top made fresh here, faster than the dual's own oracle */
-  double want = c->certify > 0 ? INT_MAX / 2 : FL_BOUND_EFFORT * res->evaluations;
-  int budget = FL_REFINE_PER_PICK * r->k + FL_REFINE_EXTRA, evaluated;
-  if (want > budget) budget = want < INT_MAX / 2 ? (int) want : INT_MAX / 2;
-  double top = fl_mf_refined_topk(r, cap - objective, budget, &evaluated);
+  /* a default call: a share of the solve's kernel evaluations, at least
+   * FL_REFINE_PER_PICK k + FL_REFINE_EXTRA evaluations' worth; with LP-dual
+   * steps to take, every top made fresh here, faster than the dual's own
+   * oracle */
+  double pairs = fl_mf_pairs(r), budget = FL_BOUND_EFFORT * pairs;
+  double least = (FL_REFINE_PER_PICK * r->k + FL_REFINE_EXTRA) * pairs / r->cl.m;
+  if (budget < least) budget = least;
+  if (c->certify > 0) budget = HUGE_VAL;
+  int evaluated;
+  double top = fl_mf_refined_topk(r, budget, &evaluated);
   fl_trace(res, r->nselected, objective + top);
   res->bound_evaluations += evaluated;
   res->bound_seconds += fl_wtime() - start;
@@ -79,12 +77,9 @@ static double final_bound(fl_mf *r, const fl_problem *p, const fl_control *c, fl
 
 static void count_work(const fl_mf *r, fl_result *res)
 {
-  res->pairs = r->cl.pairs;
+  res->pairs = r->cl.pairs + fl_mf_pairs(r);
   res->evaluations = 0.0;
-  for (int t = 0; t < r->c->threads; t++) {
-    res->pairs += r->tcount[(size_t) t * FL_MF_PAD];
-    res->evaluations += r->tcount[(size_t) t * FL_MF_PAD + 1];
-  }
+  for (int t = 0; t < r->c->threads; t++) res->evaluations += r->tcount[(size_t) t * FL_MF_PAD + 1];
 }
 
 int fl_mf_solve(const fl_problem *p, const fl_control *c, const fl_mf_config *g,
@@ -112,7 +107,7 @@ int fl_mf_solve(const fl_problem *p, const fl_control *c, const fl_mf_config *g,
   count_work(&r, res);
   if (status == FL_OK) {
     r.k = fl_bound_k(c, res);   /* a bound for sets of the size selected */
-    res->bound = final_bound(&r, p, c, res, bound0);
+    res->bound = final_bound(&r, c, res, bound0);
   }
   if (status == FL_OK) status = fl_mf_certify(&r, p, c, res);
   fl_mf_free(&r);
