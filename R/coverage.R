@@ -95,6 +95,6 @@ warn_coverage <- function(fit, target) {
   warning(warningCondition(
     sprintf("`coverage` = %g was not reached with k = %d picks: f(S) / f(V) = %.4g; raise `k`",
             fit$coverage, fit$k, fit$objective / fit$objective_all),
-    class = c("facloc_warning_coverage", "facloc_warning"), call = NULL))
+    class = c("facloc_warning_coverage", "facloc_warning"), call = user_call()))
   invisible(fit)
 }

@@ -261,7 +261,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   if (missing(k)) k <- NULL
   if (!is.null(coverage)) k <- coverage_k(coverage, k, mode, problem, cost, budget)
   if (!is.null(budget) && is.null(k)) k <- problem$m - length(problem$initial)
-  k <- check_count(k, "k", max = problem$m - length(problem$initial))
+  k <- check_k(k, problem)
   problem <- add_budget(problem, cost, budget)
   total <- objective_all(problem, input, threads, needed = !is.null(coverage))
   target <- coverage_target(coverage, total)
@@ -419,6 +419,15 @@ facility_control <- function(batch = NULL, eps = 0.05, tau = 0.9, clusters = 32,
     epsilon = check_fraction(epsilon, "epsilon"),
     certify = if (is.null(certify)) NULL else check_count(certify, "certify", min = 0, max = 1e6)
   ), class = "facility_control")
+}
+
+# k, the number of picks, or the way to do without one: a `coverage` or a
+# `budget` chooses how many facilities to open.
+check_k <- function(k, problem) {
+  hint <- "; or give `coverage =` (a share of f(V), such as 0.9) to choose k"
+  if (is.null(k))
+    abort_argument("k", paste0("is missing: give the number of facilities to select", hint))
+  check_count(k, "k", max = problem$m - length(problem$initial), hint = hint)
 }
 
 #' @export
