@@ -211,6 +211,12 @@ facility_modes <- function(kind = NULL) {
 #'     of the selected facilities (when points were given) and the control.}
 #'   \item{initial_facilities}{Coordinates of the `initial` facilities (when
 #'     points were given), used by [predict.facility_greedy()].}
+#'   \item{total_weight}{The clients' total weight (their number without
+#'     `weights`).}
+#'   \item{geo, spread}{Whether `X` came from [geo_points()], and how many
+#'     times the widest column's variance is the narrowest's (`NA` for one
+#'     column, `NULL` for a similarity, a `dist` or [geo_points()]):
+#'     `print()` hints at [scale()] beyond 100.}
 #'   \item{budget, spent, rule}{With a budget: the budget, the total cost of
 #'     the new picks, and the rule that won (`"unit-cost"` or
 #'     `"cost-benefit"`).}
@@ -552,6 +558,9 @@ new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, 
     points <- if (is.null(problem$y)) problem$x else problem$y
     facilities <- t(points[, out$selected, drop = FALSE])
   }
+  # f(S_0) is exactly 0 without `initial` facilities, not the rounding of a
+  # difference of sums
+  if (is.null(problem$initial) && length(out$trace_objective)) out$trace_objective[1L] <- 0
   structure(list(
     selected = out$selected, gains = out$gains, objective = out$objective,
     bound = out$bound, bound_online = out$bound_online, bound_dual = out$bound_dual,
@@ -566,7 +575,9 @@ new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, 
     initial = if (is.null(problem$initial)) integer() else problem$initial + 1L,
     facilities = facilities, control = control,
     initial_facilities = if (!is.null(problem$x) && length(problem$initial))
-      t(points[, problem$initial + 1L, drop = FALSE])
+      t(points[, problem$initial + 1L, drop = FALSE]),
+    total_weight = if (is.null(problem$weight)) as.double(problem$n) else sum(problem$weight),
+    geo = isTRUE(input$geo), spread = input$spread
   ), class = "facility_greedy")
 }
 

@@ -24,9 +24,29 @@ facility_input <- function(X, sigma, similarity, candidates) {
     return(list(X = X, similarity = similarity, sigma = NA_real_, sigma_rule = NA_character_,
                 source = "similarity", labels = colnames(similarity)))
   }
+  geo <- is_geo(X) && (is.null(candidates) || is_geo(candidates))
   X <- check_points(X, "X")
   list(X = X, similarity = NULL, sigma = resolve_sigma(sigma, X), sigma_rule = rule,
-       source = "points", labels = rownames(if (is.null(candidates)) X else candidates))
+       source = "points", labels = point_labels(if (is.null(candidates)) X else candidates),
+       geo = geo, spread = if (!geo) spread_ratio(X))
+}
+
+# Row names that name the points: none where they only repeat the index.
+point_labels <- function(P) {
+  labels <- rownames(P)
+  if (identical(labels, as.character(seq_len(nrow(P))))) NULL else labels
+}
+
+# How many times the widest column's variance is the narrowest's (on at
+# most 2000 evenly spaced rows): beyond 100 (standard deviations 10 times
+# apart: quakes' depth beside latitude, USArrests' Assault beside Murder)
+# the widest decides the squared distances.
+spread_ratio <- function(X) {
+  if (ncol(X) < 2L) return(NA_real_)
+  rows <- unique(round(seq(1, nrow(X), length.out = min(nrow(X), 2000L))))
+  spread <- apply(X[rows, , drop = FALSE], 2L, stats::var)
+  spread <- spread[is.finite(spread) & spread > 0]
+  if (length(spread) < 2L) NA_real_ else max(spread) / min(spread)
 }
 
 check_dist <- function(D, arg) {
