@@ -158,3 +158,9 @@ plot_with_defaults <- function(defaults, ...) {
   dots <- list(...)
   do.call(graphics::plot, c(defaults[setdiff(names(defaults), names(dots))], dots))
 }
+
+# An x-axis of whole numbers up to `n` (passes): pretty() alone ticks 1.5.
+whole_ticks <- function(n) {
+  at <- pretty(c(1, n))
+  graphics::axis(1, at = at[at == round(at) & at >= 1 & at <= n])
+}

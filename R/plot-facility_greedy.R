@@ -32,7 +32,7 @@
 #'   they override the method's own (`main`, `ylim`, ...).
 #' @return Invisibly, what was drawn. For `"objective"`: a list with `size`,
 #'   `objective` and `bound` (capped at `cap`, `NA` where there is none),
-#'   `cap`, `ylim` and the `legend` text. For `"map"`: a list with the
+#'   `cap`, `ylim`, the panel's `title` and the `legend` text. For `"map"`: a list with the
 #'   clients' coordinates `x`, `y`, their `facility` (pick order) and
 #'   colour `col`, the `facilities` (a data frame of `x`, `y`, `order`,
 #'   `col`), the axis labels `xlab`, `ylab` and `projection`
@@ -60,8 +60,8 @@ plot_objective <- function(x, ...) {
   bound <- drawn_bound(x, length(size), cap)
   # the scale of f(S): loose early bounds leave the panel at its top
   ylim <- c(0, max(objective, utils::tail(bound, 1L), na.rm = TRUE) * 1.08)
-  legend <- c("f(S)", if (any(!is.na(bound)))
-    sprintf("bound on sets of %d: %.6g", bound_size(x), utils::tail(bound, 1L)))
+  title <- sprintf("Objective, bound on sets of %d", bound_size(x))
+  legend <- c("f(S)", if (any(!is.na(bound))) sprintf("bound = %.6g", utils::tail(bound, 1L)))
   xlim <- c(0, max(1L, nrow(s)))
   many <- nrow(s) > 60L   # 200 spikes, or points, fill a panel black
   old <- graphics::par(mfrow = c(1, 2))
@@ -69,7 +69,7 @@ plot_objective <- function(x, ...) {
   plot_with_defaults(list(x = size, y = objective, type = if (many) "l" else "b",
                           pch = 20, xlim = xlim,
                           ylim = ylim, xlab = "|S|", ylab = "f(S)",
-                          main = "Objective and bound"), ...)
+                          main = title), ...)
   if (length(legend) > 1L) graphics::lines(size, bound, type = "s", lty = 2)
   graphics::legend("bottomright", legend = legend, lty = c(1, 2)[seq_along(legend)],
                    pch = c(if (many) NA else 20, NA)[seq_along(legend)], bty = "n", cex = 0.8)
@@ -77,7 +77,7 @@ plot_objective <- function(x, ...) {
                           ylim = range(0, s$gain), xlab = "|S|",
                           ylab = "marginal gain", main = "Gain of each pick"), ...)
   invisible(list(size = size, objective = objective, bound = bound, cap = cap,
-                 ylim = ylim, legend = legend))
+                 ylim = ylim, title = title, legend = legend))
 }
 
 # f(S_0): the open `initial` facilities' coverage, exactly 0 without them
@@ -118,7 +118,8 @@ plot_map <- function(x, y, ...) {
   n <- nrow(clients)
   alpha <- min(1, max(0.08, 400 / n))   # transparency shows density at 1e5 points
   plot_with_defaults(list(x = at$clients[, 1], y = at$clients[, 2], pch = 16,
-                          cex = if (n > 5000) 0.3 else 0.6, col = grDevices::adjustcolor(col, alpha),
+                          cex = if (n > 5000) 0.3 else if (n > 500) 0.6 else 1,
+                          col = grDevices::adjustcolor(col, alpha),
                           xlab = at$xlab, ylab = at$ylab, asp = at$asp,
                           main = sprintf("%d facilit%s for %d clients", length(x$selected),
                                          if (length(x$selected) == 1L) "y" else "ies", n),

@@ -29,7 +29,7 @@ test_that("the map of 2-D points draws the columns, coloured by facility", {
   expect_identical(drawn$facilities$order, 1:3)
   # the default type with points is the map; without them the objective
   expect_identical(with_null_device(plot(fit, X, type = "map")), drawn)
-  expect_named(with_null_device(plot(fit)), c("size", "objective", "bound", "cap", "ylim", "legend"))
+  expect_named(with_null_device(plot(fit)), c("size", "objective", "bound", "cap", "ylim", "title", "legend"))
 })
 
 test_that("the map of 3-D points draws their first two principal components", {
@@ -70,7 +70,8 @@ test_that("the objective panel draws every bound no higher than the cap", {
   expect_gt(fit$trace$bound[1], sum(w))   # the trace's first bound is looser
   # the last level is the printed bound, named in the legend
   expect_identical(drawn$bound[6], fit$bound)
-  expect_match(drawn$legend[2], sprintf("bound on sets of 5: %.6g", fit$bound), fixed = TRUE)
+  expect_identical(drawn$legend[2], sprintf("bound = %.6g", fit$bound))
+  expect_output(print(fit), sprintf("bound = %.6g", fit$bound), fixed = TRUE)
   expect_identical(drawn$objective[1], 0)
   expect_equal(drawn$objective[6], fit$objective)
   # on the scale of f(S)
@@ -88,7 +89,7 @@ test_that("a coverage result plots against the size it reached", {
   drawn <- with_null_device(plot(fit))
   expect_identical(drawn$size, 0:size)
   expect_true(all(drawn$bound <= fit$objective_all))
-  expect_match(drawn$legend[2], sprintf("bound on sets of %d:", size), fixed = TRUE)
+  expect_identical(drawn$title, sprintf("Objective, bound on sets of %d", size))
   expect_output(print(summary(fit)), sprintf("selected: %d to reach coverage 0.6", size))
   expect_false(any(grepl("k: 200", capture.output(print(summary(fit))), fixed = TRUE)))
 })
