@@ -115,3 +115,9 @@ test_that("predict() on a similarity-only fit names `newdata` in its errors", {
   expect_arg_error(predict(fit, Matrix::Matrix(-S, sparse = TRUE)), "newdata",
                         "^`newdata` must be non-negative$")
 })
+
+test_that("facility_greedy() returns its result visibly, so the prompt prints it", {
+  X <- plane_points()
+  expect_visible(facility_greedy(X, k = 2, sigma = 1, threads = 1))
+  expect_visible(facility_greedy(X, coverage = 0.5, sigma = 1, threads = 1))
+})
