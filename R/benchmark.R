@@ -491,9 +491,10 @@ plot.facility_benchmark <- function(x, modes = NULL, ...) {
       graphics::lines(t[ok], y[ok], type = "b", pch = 20, col = col)
     }
   }
-  graphics::par(fig = c(0, 1, 0, 1), oma = c(0, 0, 0, 0), mar = c(0, 0, 0, 0), new = TRUE)
-  graphics::plot.new()
-  graphics::legend("bottom", legend = c(presets, "ideal"), bty = "n", cex = 0.9,
+  # placed from the last panel at the device's bottom centre (xpd = NA)
+  graphics::legend(graphics::grconvertX(0.5, "ndc"), graphics::grconvertY(0, "ndc"),
+                   xjust = 0.5, yjust = 0, xpd = NA,
+                   legend = c(presets, "ideal"), bty = "n", cex = 0.9,
                    ncol = legend_cols, col = c(colours[seq_along(presets)], "grey40"),
                    lty = c(rep(1, length(presets)), 2), pch = c(rep(20, length(presets)), NA))
   invisible(x)
