@@ -217,6 +217,8 @@ facility_modes <- function(kind = NULL) {
 #'     times the widest column's variance is the narrowest's (`NA` for one
 #'     column, `NULL` for a similarity, a `dist` or [geo_points()]):
 #'     `print()` hints at [scale()] beyond 100.}
+#'   \item{id_columns}{The columns of `X` that count its rows (1, 2, 3,
+#'     ...), identifiers rather than features, of which `print()` warns.}
 #'   \item{budget, spent, rule}{With a budget: the budget, the total cost of
 #'     the new picks, and the rule that won (`"unit-cost"` or
 #'     `"cost-benefit"`).}
@@ -577,7 +579,7 @@ new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, 
     initial_facilities = if (!is.null(problem$x) && length(problem$initial))
       t(points[, problem$initial + 1L, drop = FALSE]),
     total_weight = if (is.null(problem$weight)) as.double(problem$n) else sum(problem$weight),
-    geo = isTRUE(input$geo), spread = input$spread
+    geo = isTRUE(input$geo), spread = input$spread, id_columns = input$id_columns
   ), class = "facility_greedy")
 }
 

@@ -15,8 +15,17 @@ print.facility_greedy <- function(x, ...) {
   cat(sprintf("  %.3g s, %.0f gain evaluations\n", x$seconds, x$evaluations))
   shown <- utils::head(x$selected, 10L)
   cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
-  cat(scale_hint(x$spread))
+  cat(scale_hint(x$spread), id_hint(x$id_columns), sep = "")
   invisible(x)
+}
+
+# A column counting the rows is an identifier the distances take as a
+# feature.
+id_hint <- function(columns) {
+  if (!length(columns)) return(character())
+  sprintf("  hint: column%s %s count%s the rows (1, 2, 3, ...): an identifier, not a feature? Drop it from X\n",
+          if (length(columns) > 1L) "s" else "", paste0("'", columns, "'", collapse = ", "),
+          if (length(columns) > 1L) "" else "s")
 }
 
 # A hint, not a rescaling: beyond 100 times the narrowest column's

@@ -160,3 +160,14 @@ test_that("size 0 has f(S) = 0 and unnamed rows give no name column", {
   expect_identical(as.data.frame(facility_greedy(named, k = 2, threads = 1))$name,
                    paste0("site", facility_greedy(named, k = 2, threads = 1)$selected))
 })
+
+test_that("print() hints at a column that counts the rows", {
+  with_id <- cbind(id = seq_len(150), iris[1:4])
+  fit <- facility_greedy(with_id, k = 3, threads = 1)
+  expect_identical(fit$id_columns, "id")
+  expect_output(print(fit), "column 'id' counts the rows", fixed = TRUE)
+  expect_length(facility_greedy(iris[1:4], k = 3, threads = 1)$id_columns, 0L)
+  # a row-number column among unnamed columns is named by its number
+  expect_identical(facility_greedy(cbind(matrix(rnorm(40), 20), 1:20), k = 2,
+                                   threads = 1)$id_columns, "3")
+})
