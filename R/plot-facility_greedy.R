@@ -21,7 +21,9 @@
 #' are, one column against the row number, points of [geo_points()] by
 #' longitude and latitude, and others on their first two principal
 #' components (stated in the subtitle). Many points are drawn small and
-#' transparent, so 1e5 clients still show where they lie.
+#' transparent, so 1e5 clients still show where they lie. The map needs a
+#' fit on points: one computed from a `similarity` or a `dist` has no
+#' kernel to assign the clients by.
 #'
 #' @param x A `facility_greedy` result.
 #' @param y The clients the result was computed for (its `X`), needed by
@@ -105,8 +107,9 @@ drawn_bound <- function(x, steps, cap) {
 plot_map <- function(x, y, ...) {
   if (is.null(y))
     abort_argument("y", "must be given for `type = \"map\"`: the clients `X` of the fit")
-  if (is.null(x$facilities))
-    abort_argument("x", "has no coordinates of its facilities (it was computed from a similarity or a `dist`)")
+  if (!identical(x$source, "points"))
+    abort_argument("x", sprintf("was computed from a %s: the map needs a fit on points, whose kernel assigns the clients",
+                                if (identical(x$source, "dist")) "`dist`" else "`similarity`"))
   clients <- check_points(y, "y")
   if (nrow(clients) != x$n)
     abort_argument("y", sprintf("must hold the %d clients of the fit, not %d rows", x$n, nrow(clients)))

@@ -101,7 +101,11 @@ test_that("the map refuses what it cannot draw", {
   expect_arg_error(plot(fit, X[1:10, ]), "y")
   expect_arg_error(plot(fit, X, type = "pie"), "type")
   sim <- facility_greedy(similarity = exp(-as.matrix(dist(X))), k = 2, threads = 1)
-  expect_arg_error(with_null_device(plot(sim, X)), "x")
+  expect_arg_error(with_null_device(plot(sim, X)), "x", "similarity")
+  placed <- facility_greedy(X, similarity = exp(-as.matrix(dist(X))), k = 2, threads = 1)
+  expect_arg_error(with_null_device(plot(placed, X)), "x", "similarity")
+  expect_arg_error(with_null_device(plot(facility_greedy(dist(X), k = 2, threads = 1), X)),
+                   "x", "dist")
 })
 
 test_that("geo_points() gives chords that order pairs as great circles do", {
