@@ -113,7 +113,7 @@ plot_map <- function(x, y, ...) {
   clients <- check_points(y, "y")
   if (nrow(clients) != x$n)
     abort_argument("y", sprintf("must hold the %d clients of the fit, not %d rows", x$n, nrow(clients)))
-  served <- predict(x, clients, threads = x$threads)$facility
+  served <- stats::predict(x, clients, threads = x$threads)$facility
   at <- map_coordinates(clients, x, is_geo(y) || isTRUE(x$geo))
   colours <- grDevices::hcl.colors(max(1L, length(x$selected)), "Dark 3")
   # unserved: clients of the `initial` facilities, in grey
