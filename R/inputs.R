@@ -17,17 +17,17 @@ facility_input <- function(X, sigma, similarity, candidates) {
     D <- check_dist(X, "X")
     sigma <- resolve_sigma(sigma, D)
     return(list(X = NULL, similarity = dist_similarity(D, sigma), sigma = sigma,
-                sigma_rule = rule, source = "dist", labels = attr(D, "Labels")))
+                sigma_rule = rule, source = "dist", labels = candidate_labels(attr(D, "Labels"))))
   }
   if (!is.null(similarity)) {
     if (!is.null(sigma)) check_sigma(sigma)
     return(list(X = X, similarity = similarity, sigma = NA_real_, sigma_rule = NA_character_,
-                source = "similarity", labels = colnames(similarity)))
+                source = "similarity", labels = candidate_labels(colnames(similarity))))
   }
   geo <- is_geo(X) && (is.null(candidates) || is_geo(candidates))
   X <- check_points(X, "X")
   list(X = X, similarity = NULL, sigma = resolve_sigma(sigma, X), sigma_rule = rule,
-       source = "points", labels = point_labels(if (is.null(candidates)) X else candidates),
+       source = "points", labels = candidate_labels(rownames(if (is.null(candidates)) X else candidates)),
        geo = geo, spread = if (!geo) spread_ratio(X), id_columns = id_columns(X))
 }
 
@@ -45,10 +45,10 @@ id_columns <- function(X) {
   names[counts]
 }
 
-# Row names that name the points: none where they only repeat the index.
-point_labels <- function(P) {
-  labels <- rownames(P)
-  if (identical(labels, as.character(seq_len(nrow(P))))) NULL else labels
+# Names that name the candidates: none where they only repeat the index
+# (a data frame's row numbers, which dist() and as.matrix() pass on).
+candidate_labels <- function(labels) {
+  if (identical(labels, as.character(seq_along(labels)))) NULL else labels
 }
 
 # How many times the widest column's variance is the narrowest's (on at

@@ -159,6 +159,13 @@ test_that("size 0 has f(S) = 0 and unnamed rows give no name column", {
   framed <- as.data.frame(X)
   rownames(framed) <- as.character(seq_len(nrow(X)))
   expect_null(as.data.frame(facility_greedy(framed, k = 2, threads = 1))$name)
+  expect_null(as.data.frame(facility_greedy(dist(framed), k = 2, threads = 1))$name)
+  expect_null(as.data.frame(facility_greedy(similarity = exp(-as.matrix(dist(framed))), k = 2,
+                                            threads = 1))$name)
+  # row numbers of a reordered data frame name the original rows: kept
+  shuffled <- framed[rev(seq_len(nrow(framed))), ]
+  fit <- facility_greedy(shuffled, k = 2, threads = 1)
+  expect_identical(as.data.frame(fit)$name, rownames(shuffled)[fit$selected])
   named <- X
   rownames(named) <- paste0("site", seq_len(nrow(X)))
   expect_identical(as.data.frame(facility_greedy(named, k = 2, threads = 1))$name,
