@@ -17,7 +17,7 @@
 #' `type = "map"` (the default when the points `y` are given) draws the
 #' clients, each coloured by the facility that serves it
 #' ([predict.facility_greedy()]), and the facilities as filled diamonds
-#' labelled by their pick order. Points of two columns are drawn as they
+#' labelled by their pick order (the first 30 picks, where there are more). Points of two columns are drawn as they
 #' are, one column against the row number, points of [geo_points()] by
 #' longitude and latitude, and others on their first two principal
 #' components (stated in the subtitle). Many points are drawn small and
@@ -37,7 +37,7 @@
 #'   `cap`, `ylim`, the panel's `title` and the `legend` text. For `"map"`: a list with the
 #'   clients' coordinates `x`, `y`, their `facility` (pick order) and
 #'   colour `col`, the `facilities` (a data frame of `x`, `y`, `order`,
-#'   `col`), the axis labels `xlab`, `ylab` and `projection`
+#'   `col` and the `label` drawn, `NA` for none), the axis labels `xlab`, `ylab` and `projection`
 #'   (`"columns"`, `"row"`, `"longitude and latitude"` or
 #'   `"principal components"`).
 #' @export
@@ -104,6 +104,9 @@ drawn_bound <- function(x, steps, cap) {
   pmin(bound, cap)
 }
 
+# The picks the map labels by their order.
+max_labels <- 30L
+
 plot_map <- function(x, y, ...) {
   if (is.null(y))
     abort_argument("y", "must be given for `type = \"map\"`: the clients `X` of the fit")
@@ -119,7 +122,7 @@ plot_map <- function(x, y, ...) {
   # unserved: clients of the `initial` facilities, in grey
   col <- ifelse(is.na(served), "grey50", colours[served])
   n <- nrow(clients)
-  alpha <- min(1, max(0.08, 400 / n))   # transparency shows density at 1e5 points
+  alpha <- min(1, max(0.15, 400 / n))   # transparency shows density at 1e5 points
   plot_with_defaults(list(x = at$clients[, 1], y = at$clients[, 2], pch = 16,
                           cex = if (n > 5000) 0.3 else if (n > 500) 0.6 else 1,
                           col = grDevices::adjustcolor(col, alpha),
@@ -127,10 +130,16 @@ plot_map <- function(x, y, ...) {
                           main = sprintf("%d facilit%s for %d clients", length(x$selected),
                                          if (length(x$selected) == 1L) "y" else "ies", n),
                           sub = at$note), ...)
-  facilities <- data.frame(x = at$facilities[, 1], y = at$facilities[, 2],
-                           order = seq_along(x$selected), col = colours[seq_along(x$selected)])
-  graphics::points(facilities$x, facilities$y, pch = 23, cex = 1.4, bg = facilities$col)
-  graphics::text(facilities$x, facilities$y, facilities$order, pos = 3, cex = 0.75, font = 2)
+  k <- length(x$selected)
+  # more than 30 labels overlap; the first picks matter most
+  facilities <- data.frame(x = at$facilities[, 1], y = at$facilities[, 2], order = seq_len(k),
+                           col = colours[seq_len(k)],
+                           label = ifelse(seq_len(k) <= max_labels, as.character(seq_len(k)), NA))
+  graphics::points(facilities$x, facilities$y, pch = 23, cex = if (k > max_labels) 1 else 1.4,
+                   bg = facilities$col)
+  labelled <- !is.na(facilities$label)
+  graphics::text(facilities$x[labelled], facilities$y[labelled], facilities$label[labelled],
+                 pos = 3, cex = 0.75, font = 2)
   invisible(list(x = at$clients[, 1], y = at$clients[, 2], facility = served, col = col,
                  facilities = facilities, xlab = at$xlab, ylab = at$ylab,
                  projection = at$projection))

@@ -27,6 +27,7 @@ test_that("the map of 2-D points draws the columns, coloured by facility", {
   expect_length(unique(drawn$facilities$col), 3L)
   expect_equal(as.matrix(drawn$facilities[c("x", "y")]), X[fit$selected, ], ignore_attr = TRUE)
   expect_identical(drawn$facilities$order, 1:3)
+  expect_identical(drawn$facilities$label, c("1", "2", "3"))
   # the default type with points is the map; without them the objective
   expect_identical(with_null_device(plot(fit, X, type = "map")), drawn)
   expect_named(with_null_device(plot(fit)), c("size", "objective", "bound", "cap", "ylim", "title", "legend"))
@@ -181,4 +182,12 @@ test_that("print() hints at a column that counts the rows", {
   # a row-number column among unnamed columns is named by its number
   expect_identical(facility_greedy(cbind(matrix(rnorm(40), 20), 1:20), k = 2,
                                    threads = 1)$id_columns, "3")
+})
+
+test_that("the map labels the first 30 picks of many", {
+  X <- two_clusters(400)
+  fit <- facility_greedy(X, k = 40, threads = 1)
+  drawn <- with_null_device(plot(fit, X))
+  expect_identical(drawn$facilities$label, c(as.character(1:30), rep(NA, 10)))
+  expect_length(unique(drawn$facilities$col), 40L)
 })
