@@ -442,9 +442,10 @@ check_bench <- function(bench, arg = "bench") {
 
 #' Plot the scaling of a benchmark
 #'
-#' Speedup against threads, one panel per mode and one line per preset,
-#' with the ideal (linear) speedup as a dashed line. Axes are logarithmic
-#' (base 2) when the thread counts reach 8.
+#' Speedup over 1 thread against threads, one panel per mode and one line
+#' per preset, with the ideal (linear) speedup as a dashed line and one
+#' legend of the presets below the panels. Axes are logarithmic (base 2)
+#' when the thread counts reach 8.
 #'
 #' @param x A \code{facility_benchmark} result.
 #' @param modes Optional modes to draw (default: all in \code{x}).
@@ -467,14 +468,19 @@ plot.facility_benchmark <- function(x, modes = NULL, ...) {
   presets <- unique(tab$preset)
   colours <- grDevices::hcl.colors(max(2L, length(presets)), "Dark 3")
   panel_modes <- unique(tab$mode)
-  old <- graphics::par(mfrow = grDevices::n2mfrow(length(panel_modes)))
+  # one legend of every preset below the panels, in the outer margin, not
+  # inside the first panel where it hid lines and lost presets
+  legend_cols <- min(4L, length(presets) + 1L)
+  legend_rows <- ceiling((length(presets) + 1L) / legend_cols)
+  old <- graphics::par(mfrow = grDevices::n2mfrow(length(panel_modes)),
+                       mar = c(4, 4, 2.5, 1), oma = c(legend_rows + 0.5, 0, 0, 0))
   on.exit(graphics::par(old))
   log_axes <- if (max(t) >= 8L) "xy" else ""
   ylim <- range(1, max(t), speedups[is.finite(speedups) & speedups > 0])
   for (m in panel_modes) {
     rows <- tab[tab$mode == m, , drop = FALSE]
     plot_with_defaults(list(x = range(t), y = ylim, type = "n", log = log_axes, xaxt = "n",
-                            xlab = "threads", ylab = "speedup over 1 thread",
+                            xlab = "threads", ylab = "speedup",
                             main = sprintf("mode \"%s\"", m)), ...)
     graphics::axis(1, at = t)
     graphics::abline(0, 1, lty = 2, col = "grey40", untf = nzchar(log_axes))
@@ -484,10 +490,12 @@ plot.facility_benchmark <- function(x, modes = NULL, ...) {
       ok <- is.finite(y)   # join the thread counts that were measured
       graphics::lines(t[ok], y[ok], type = "b", pch = 20, col = col)
     }
-    if (m == panel_modes[1])
-      graphics::legend("topleft", legend = c(presets, "ideal"), bty = "n", cex = 0.8,
-                       col = c(colours[seq_along(presets)], "grey40"),
-                       lty = c(rep(1, length(presets)), 2))
   }
+  # placed from the last panel at the device's bottom centre (xpd = NA)
+  graphics::legend(graphics::grconvertX(0.5, "ndc"), graphics::grconvertY(0, "ndc"),
+                   xjust = 0.5, yjust = 0, xpd = NA,
+                   legend = c(presets, "ideal"), bty = "n", cex = 0.9,
+                   ncol = legend_cols, col = c(colours[seq_along(presets)], "grey40"),
+                   lty = c(rep(1, length(presets)), 2), pch = c(rep(20, length(presets)), NA))
   invisible(x)
 }

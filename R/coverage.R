@@ -90,11 +90,12 @@ coverage_k <- function(coverage, k, mode, problem, cost, budget) {
   problem$m - length(problem$initial)
 }
 
+# Returns `fit` visibly: facility_greedy() at the prompt prints its result.
 warn_coverage <- function(fit, target) {
-  if (is.null(fit$coverage) || fit$objective >= target) return(invisible(fit))
+  if (is.null(fit$coverage) || fit$objective >= target) return(fit)
   warning(warningCondition(
     sprintf("`coverage` = %g was not reached with k = %d picks: f(S) / f(V) = %.4g; raise `k`",
             fit$coverage, fit$k, fit$objective / fit$objective_all),
-    class = c("facloc_warning_coverage", "facloc_warning"), call = NULL))
-  invisible(fit)
+    class = c("facloc_warning_coverage", "facloc_warning"), call = user_call()))
+  fit
 }

@@ -222,6 +222,14 @@ facility_modes <- function(kind = NULL) {
 #'     of the selected facilities (when points were given) and the control.}
 #'   \item{initial_facilities}{Coordinates of the `initial` facilities (when
 #'     points were given), used by [predict.facility_greedy()].}
+#'   \item{total_weight}{The clients' total weight (their number without
+#'     `weights`).}
+#'   \item{geo, spread}{Whether `X` came from [geo_points()], and how many
+#'     times the widest column's variance is the narrowest's (`NA` for one
+#'     column, `NULL` for a similarity, a `dist` or [geo_points()]):
+#'     `print()` hints at [scale()] beyond 100.}
+#'   \item{id_columns}{The columns of `X` that count its rows (1, 2, 3,
+#'     ...), identifiers rather than features, of which `print()` warns.}
 #'   \item{budget, spent, rule}{With a budget: the budget, the total cost of
 #'     the new picks, and the rule that won (`"unit-cost"` or
 #'     `"cost-benefit"`).}
@@ -272,7 +280,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   if (missing(k)) k <- NULL
   if (!is.null(coverage)) k <- coverage_k(coverage, k, mode, problem, cost, budget)
   if (!is.null(budget) && is.null(k)) k <- problem$m - length(problem$initial)
-  k <- check_count(k, "k", max = problem$m - length(problem$initial))
+  k <- check_k(k, problem)
   problem <- add_budget(problem, cost, budget)
   total <- objective_all(problem, input, threads, needed = !is.null(coverage))
   target <- coverage_target(coverage, total)
@@ -437,6 +445,15 @@ facility_control <- function(batch = NULL, eps = 0.05, tau = 0.9, clusters = 32,
   ), class = "facility_control")
 }
 
+# k, the number of picks, or the way to do without one: a `coverage` or a
+# `budget` chooses how many facilities to open.
+check_k <- function(k, problem) {
+  hint <- "; or give `coverage =` (a share of f(V), such as 0.9) to choose k"
+  if (is.null(k))
+    abort_argument("k", paste0("is missing: give the number of facilities to select", hint))
+  check_count(k, "k", max = problem$m - length(problem$initial), hint = hint)
+}
+
 #' @export
 print.facility_control <- function(x, ...) {
   cat("facility_control: batch =", if (is.null(x$batch)) "max(1, floor(k/20))" else x$batch,
@@ -566,6 +583,9 @@ new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, 
     points <- if (is.null(problem$y)) problem$x else problem$y
     facilities <- t(points[, out$selected, drop = FALSE])
   }
+  # f(S_0) is exactly 0 without `initial` facilities, not the rounding of a
+  # difference of sums
+  if (is.null(problem$initial) && length(out$trace_objective)) out$trace_objective[1L] <- 0
   structure(list(
     selected = out$selected, gains = out$gains, objective = out$objective,
     bound = out$bound, bound_online = out$bound_online, bound_dual = out$bound_dual,
@@ -581,7 +601,9 @@ new_facility_greedy <- function(out, problem, mode, threads, k, input, seconds, 
     weights = problem$weight, bound_cap = bound_cap(problem),
     facilities = facilities, control = control,
     initial_facilities = if (!is.null(problem$x) && length(problem$initial))
-      t(points[, problem$initial + 1L, drop = FALSE])
+      t(points[, problem$initial + 1L, drop = FALSE]),
+    total_weight = if (is.null(problem$weight)) as.double(problem$n) else sum(problem$weight),
+    geo = isTRUE(input$geo), spread = input$spread, id_columns = input$id_columns
   ), class = "facility_greedy")
 }
 

@@ -100,7 +100,7 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   best$bound <- best$bound_online <- best$bound_dual <- NA_real_
   best$trace <- NULL   # a stage's bounds say nothing of the whole instance
   best$sigma_rule <- sigma_rule
-  best$labels <- rownames(X)
+  best$labels <- candidate_labels(rownames(X))
   best$objective_all <- if (is.null(weights)) as.double(n) else sum(weights)
   best$threads <- threads
   best$k <- k

@@ -15,7 +15,26 @@ print.facility_greedy <- function(x, ...) {
   cat(sprintf("  %.3g s, %.0f gain evaluations\n", x$seconds, x$evaluations))
   shown <- utils::head(x$selected, 10L)
   cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
+  cat(scale_hint(x$spread), id_hint(x$id_columns), sep = "")
   invisible(x)
+}
+
+# A column counting the rows is an identifier the distances take as a
+# feature.
+id_hint <- function(columns) {
+  if (!length(columns)) return(character())
+  sprintf("  hint: column%s %s count%s the rows (1, 2, 3, ...): an identifier, not a feature? Drop it from X\n",
+          if (length(columns) > 1L) "s" else "", paste0("'", columns, "'", collapse = ", "),
+          if (length(columns) > 1L) "" else "s")
+}
+
+# A hint, not a rescaling: beyond 100 times the narrowest column's
+# variance, the widest column alone decides the distances and the
+# median-heuristic sigma.
+scale_hint <- function(spread) {
+  if (is.null(spread) || is.na(spread) || spread <= 100) return(character())
+  sprintf("  hint: the columns' variances differ %.0f-fold, so the widest decides the distances; scale(X) weighs the columns alike\n",
+          spread)
 }
 
 # "sigma = 0.82 (median heuristic)": the kernel's width and how it was chosen.
@@ -111,9 +130,14 @@ summary.facility_greedy <- function(object, ...) {
 print.summary.facility_greedy <- function(x, ...) {
   cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s\n", x$mode,
               x$threads, if (x$threads == 1L) "" else "s"))
-  cat(sprintf("Clients: %d  Candidates: %d  k: %d\n", x$n, x$m, x$k))
-  cat(sprintf("f(S): %.6g  upper bound: %.6g (%s)\n", x$objective, x$bound, bound_parts(x)))
-  cat(certificate_line(x, x$size, prefix = ""), "\n", sep = "")
+  cat(sprintf("Clients: %d  Candidates: %d  %s
+", x$n, x$m,
+              if (is.null(x$coverage)) sprintf("k: %d", x$k)
+              else sprintf("selected: %d to reach coverage %g (at most %d)", x$size, x$coverage, x$k)))
+  cat(sprintf("f(S): %.6g  upper bound: %.6g (%s)
+", x$objective, x$bound, bound_parts(x)))
+  cat(certificate_line(x, x$size, prefix = ""), "
+", sep = "")
   cat(sprintf("The bound took %.3g s and %.0f evaluations\n", x$bound_seconds,
               x$bound_evaluations))
   cat(kernel_line(x, "Kernel width: "), coverage_line(x, "Coverage: "), sep = "")
@@ -138,6 +162,7 @@ print.summary.facility_greedy <- function(x, ...) {
 #'   \item{name}{Its name, when the candidates have names (row names of
 #'     `X` or `candidates`, column names of `similarity`, labels of a
 #'     `dist`); absent otherwise.}
+#'   \item{latitude, longitude}{Where it lies, for points of [geo_points()].}
 #'   \item{gain}{Its marginal gain when it was made.}
 #'   \item{objective}{\eqn{f(S)} after it, the `initial` facilities
 #'     included.}
@@ -151,50 +176,14 @@ print.summary.facility_greedy <- function(x, ...) {
 #' fit <- facility_greedy(faithful, coverage = 0.9, threads = 1)
 #' head(as.data.frame(fit))
 as.data.frame.facility_greedy <- function(x, row.names = NULL, optional = FALSE, ...) {
-  objective <- x$objective - sum(x$gains) + cumsum(x$gains)
+  objective <- start_objective(x) + cumsum(x$gains)
   out <- data.frame(order = seq_along(x$selected), index = x$selected)
   if (!is.null(x$labels)) out$name <- x$labels[x$selected]
+  if (isTRUE(x$geo) && length(x$selected)) out <- cbind(out, geo_degrees(x$facilities))
   out$gain <- x$gains
   out$objective <- objective
   out$coverage <- coverage_share(objective, x)
   out
-}
-
-#' Plot a facility location result
-#'
-#' Two panels: \eqn{f(S_t)} against \eqn{t = |S_t|}, from the open `initial`
-#' facilities at \eqn{t = 0}, with the trace of the bound (the best upper
-#' bound on the optimum over sets of `k` known after \eqn{t} picks, see
-#' [facility_bound()]) as a dashed line where the mode gives a finite one,
-#' and the marginal gain of each pick against \eqn{|S|}.
-#'
-#' @param x A `facility_greedy` result.
-#' @param ... Further graphical parameters passed to [graphics::plot()];
-#'   they override the method's own (`main`, `ylim`, ...).
-#' @return `x`, invisibly.
-#' @export
-plot.facility_greedy <- function(x, ...) {
-  s <- summary(x)$picks
-  # starting the curve at |S| = 0 gives a fit without picks (a budget below
-  # every cost) something to draw and both panels a finite range
-  size <- c(0L, s$order)
-  objective <- c(x$objective - sum(x$gains), s$objective)
-  # the bound's trace where it is finite (none for "stochastic" on points,
-  # nor for GreeDi, whose bound is NA)
-  bound <- if (is.null(x$trace)) rep(x$bound, length(size)) else x$trace$bound
-  bound[!is.finite(bound)] <- NA
-  if (all(is.na(bound))) bound <- NULL
-  xlim <- c(0, max(1L, nrow(s)))
-  old <- graphics::par(mfrow = c(1, 2))
-  on.exit(graphics::par(old))
-  plot_with_defaults(list(x = size, y = objective, type = "b", pch = 20, xlim = xlim,
-                          ylim = range(0, objective, bound, na.rm = TRUE), xlab = "|S|",
-                          ylab = "f(S)", main = "Objective and bound"), ...)
-  if (!is.null(bound)) graphics::lines(size, bound, type = "s", lty = 2)
-  plot_with_defaults(list(x = s$order, y = s$gain, type = "h", xlim = xlim,
-                          ylim = range(0, s$gain), xlab = "|S|",
-                          ylab = "marginal gain", main = "Gain of each pick"), ...)
-  invisible(x)
 }
 
 # graphics::plot() with a method's defaults, which the caller's graphical
@@ -203,4 +192,10 @@ plot.facility_greedy <- function(x, ...) {
 plot_with_defaults <- function(defaults, ...) {
   dots <- list(...)
   do.call(graphics::plot, c(defaults[setdiff(names(defaults), names(dots))], dots))
+}
+
+# An x-axis of whole numbers up to `n` (passes): pretty() alone ticks 1.5.
+whole_ticks <- function(n) {
+  at <- pretty(c(1, n))
+  graphics::axis(1, at = at[at == round(at) & at >= 1 & at <= n])
 }

@@ -74,9 +74,9 @@ print.summary.occ_fit <- function(x, ...) {
 
 #' Plot an OCC clustering or feature result
 #'
-#' Two panels: the objective after each pass, and the proposals and
-#' rejections of each epoch (with \eqn{P \times b}, the most an epoch can
-#' reject, dashed).
+#' Two panels: the objective after each pass, and the running totals of
+#' proposals and rejections over the epochs (they rise while clusters are
+#' being discovered and stay flat after).
 #'
 #' @param x A result of [dpmeans()], [ofl()] or [bpmeans()].
 #' @param ... Further graphical parameters passed to [graphics::plot()];
@@ -87,21 +87,21 @@ plot.occ_fit <- function(x, ...) {
   old <- graphics::par(mfrow = c(1, 2))
   on.exit(graphics::par(old))
   plot_with_defaults(list(x = seq_len(x$iterations), y = x$objectives, type = "b",
-                          pch = 20, xlab = "pass", ylab = "objective",
+                          pch = 20, xlab = "pass", ylab = "objective", xaxt = "n",
                           main = "Objective"), ...)
+  whole_ticks(x$iterations)
+  # running totals: per-epoch counts are one spike at the first epochs, where
+  # the clusters are discovered, and zeros after
   e <- x$epochs
-  top <- max(1, e$proposed, x$workers * x$batch)
-  positive <- function(v) ifelse(v > 0, v, NA)   # zeros have no place on a log axis
-  plot_with_defaults(list(x = seq_len(nrow(e)), y = positive(e$proposed), type = "h",
-                          col = "grey50", log = "y", ylim = c(0.5, top), xlab = "epoch",
-                          ylab = "count (log scale)", main = "Proposals and rejections"),
-                     ...)
-  graphics::points(seq_len(nrow(e)), positive(e$rejected), pch = 20, cex = 0.5,
-                   col = "red")
-  graphics::abline(h = x$workers * x$batch, lty = 2)
-  graphics::legend("topright", c("proposed", "rejected", "P x batch"),
-                   col = c("grey50", "red", "black"), lty = c(1, NA, 2),
-                   pch = c(NA, 20, NA), bty = "n", cex = 0.8)
+  epoch <- seq_len(nrow(e))
+  proposed <- cumsum(e$proposed)
+  rejected <- cumsum(e$rejected)
+  plot_with_defaults(list(x = epoch, y = proposed, type = "s", ylim = c(0, max(1, proposed)),
+                          xlab = "epoch", ylab = "count since the start",
+                          main = "Proposals and rejections"), ...)
+  graphics::lines(epoch, rejected, type = "s", col = "red", lty = 2)
+  graphics::legend("bottomright", c("proposed", "rejected"), col = c("black", "red"),
+                   lty = c(1, 2), bty = "n", cex = 0.8)
   invisible(x)
 }
 

@@ -5,18 +5,22 @@
 # left out gets a classed error naming it rather than R's plain error.
 abort_missing <- function(arg) abort_argument(arg, "is missing, with no default")
 
-# `max` defaults to the largest R integer, which the result must fit;
-# with `cap`, larger values are taken as `max` instead of refused.
-check_count <- function(x, arg, min = 1, max = .Machine$integer.max, cap = FALSE) {
+# `max` defaults to the largest R integer, which the result must fit; the
+# messages do not quote that machine limit.  With `cap`, larger values are
+# taken as `max` instead of refused.  `hint` ends every message: what else
+# the user can do.
+check_count <- function(x, arg, min = 1, max = .Machine$integer.max, cap = FALSE,
+                        hint = "") {
   if (missing(x)) abort_missing(arg)
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
       x != round(x))
-    abort_argument(arg, "must be a single whole number")
+    abort_argument(arg, paste0("must be a single whole number", hint))
   if (cap && x > max) x <- max
   if (x < min || x > max) {
-    range <- if (is.finite(max)) sprintf("between %s and %s", format(min), format(max))
-             else sprintf("at least %s", format(min))
-    abort_argument(arg, sprintf("must be %s, not %s", range, format(x)))
+    range <- if (max < .Machine$integer.max) sprintf("between %s and %s", format(min), format(max))
+             else if (x < min) sprintf("at least %s", format(min))
+             else "a smaller number"
+    abort_argument(arg, sprintf("must be %s, not %s%s", range, format(x), hint))
   }
   as.integer(x)
 }

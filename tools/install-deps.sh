@@ -4,8 +4,11 @@
 # fallback for any R package still missing).
 set -euo pipefail
 
+# texlive-*: pdflatex and the fonts of the PDF manual R CMD check builds
+# (about 50 MB; see tools/check.sh for the one font left out)
 debs=(r-base-dev r-cran-testthat r-cran-knitr r-cran-rmarkdown r-cran-matrix
-      pandoc tidy qpdf valgrind)
+      pandoc tidy qpdf valgrind
+      texlive-latex-base texlive-latex-recommended texlive-fonts-recommended)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -16,12 +16,30 @@ expect_greedy <- function(fit, ref, label = "fit", tolerance = 1e-9) {
 # `expr` fails with the classed error of a bad argument `arg`: class
 # facloc_error_argument (a facloc_error), `arg` in the condition's field of
 # that name and, in backquotes, in its message, which also matches the
-# regular expression `pattern` where one is given.  Returns the condition.
+# regular expression `pattern` where one is given, and whose call is that
+# of a function a user calls (an export or an S3 method of the package),
+# not of an internal helper.  Returns the condition.
 expect_arg_error <- function(expr, arg, pattern = NULL) {
   err <- expect_error(expr, class = "facloc_error_argument")
   expect_s3_class(err, "facloc_error")
   expect_identical(err$arg, arg)
+  expect_user_call(err)
   expect_match(conditionMessage(err), sprintf("`%s`", arg), fixed = TRUE)
   if (!is.null(pattern)) expect_match(conditionMessage(err), pattern)
   invisible(err)
+}
+
+# The condition's call is the user's, not that of an internal helper of the
+# package (an alias the test calls, f <- dpmeans, is the user's call too);
+# `fun` names the function expected, where given.
+expect_user_call <- function(cond, fun = NULL) {
+  call <- conditionCall(cond)
+  expect_true(is.call(call), label = "the condition has a call")
+  name <- deparse(call[[1]])
+  ns <- asNamespace("facloc")
+  methods <- ls(ns, pattern = "^(print|summary|plot|predict|as[.]data[.]frame)[.]")
+  internal <- setdiff(ls(ns), c(getNamespaceExports(ns), methods))
+  expect_false(name %in% internal, label = sprintf("`%s` is an internal helper", name))
+  if (!is.null(fun)) expect_identical(name, fun)
+  invisible(call)
 }

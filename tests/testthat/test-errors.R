@@ -89,3 +89,32 @@ test_that("thread control is one package-wide setting", {
   expect_lte(facloc_threads(), 2L)   # R CMD check and CRAN: two cores at most
   expect_arg_error(facloc_threads(0), "n")
 })
+
+test_that("errors carry the user's call and say what to do", {
+  err <- expect_arg_error(facility_greedy(X, k = 500, mode = "g"), "k", "coverage =")
+  expect_user_call(err, "facility_greedy")
+  expect_match(conditionMessage(err), "between 1 and 20, not 500", fixed = TRUE)
+  expect_user_call(expect_arg_error(facility_greedy(X, 2.5), "k", "coverage ="),
+                   "facility_greedy")
+  expect_user_call(expect_arg_error(facility_greedy(X), "k", "is missing.*coverage ="),
+                   "facility_greedy")
+  # no machine integer limit in the message
+  err <- expect_arg_error(facility_greedy(X, 2, threads = 0), "threads", "at least 1, not 0")
+  expect_no_match(conditionMessage(err), "2147483647", fixed = TRUE)
+  expect_no_match(conditionMessage(expect_arg_error(facility_control(seed = 3e9), "seed")),
+                  "2147483647", fixed = TRUE)
+  # a facloc call inside another's argument keeps its own call
+  expect_user_call(expect_arg_error(facility_greedy(X, 2, control = facility_control(eps = 2)),
+                                    "eps"), "facility_control")
+  expect_user_call(expect_arg_error(facility_objective(X, 30), "selected"), "facility_objective")
+  expect_user_call(expect_arg_error(facloc_threads(0), "n"), "facloc_threads")
+  expect_user_call(expect_arg_error(dpmeans(X, lambda = -1), "lambda"), "dpmeans")
+  fit <- facility_greedy(X, 2, mode = "g", threads = 1)
+  expect_user_call(expect_arg_error(predict(fit, "a"), "newdata"), "predict.facility_greedy")
+  # called through lapply() by the user: still the user's call
+  err <- tryCatch(lapply(1, function(i) facility_greedy(X, k = 0)), error = identity)
+  expect_user_call(err, "facility_greedy")
+  # the message R prints names the call
+  expect_match(tryCatch(facility_greedy(X, k = 0), error = function(e) format(conditionCall(e))),
+               "^facility_greedy\\(X, k = 0\\)")
+})

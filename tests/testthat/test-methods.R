@@ -19,7 +19,8 @@ test_that("print, summary and plot describe the result", {
   expect_output(print(s), "no set of [0-9]+ does better than [0-9.]+ times this one")
   pdf(NULL)
   on.exit(dev.off())
-  expect_identical(plot(fit), fit)
+  drawn <- plot(fit)
+  expect_identical(drawn$objective[-1], summary(fit)$picks$objective)
   expect_equal(dim(fit$facilities), c(case$k, ncol(case$X)))
 })
 
@@ -71,7 +72,7 @@ test_that("graphical parameters override the plot methods' own", {
   pdf(NULL)
   on.exit(dev.off())
   fit <- facility_greedy(X, k = 3, sigma = 1, mode = "dc", threads = 1)
-  expect_identical(plot(fit, main = "mine"), fit)
+  expect_invisible(plot(fit, main = "mine"))
   plot(fit, ylim = c(0, 200))
   expect_equal(par("usr")[3:4], c(0, 200) + c(-8, 8))
   occ <- dpmeans(X, lambda = 2, threads = 1)
@@ -114,4 +115,10 @@ test_that("predict() on a similarity-only fit names `newdata` in its errors", {
   skip_if_not_installed("Matrix")
   expect_arg_error(predict(fit, Matrix::Matrix(-S, sparse = TRUE)), "newdata",
                         "^`newdata` must be non-negative$")
+})
+
+test_that("facility_greedy() returns its result visibly, so the prompt prints it", {
+  X <- plane_points()
+  expect_visible(facility_greedy(X, k = 2, sigma = 1, threads = 1))
+  expect_visible(facility_greedy(X, coverage = 0.5, sigma = 1, threads = 1))
 })
