@@ -7,7 +7,7 @@
 # builds at its default (5 steps).  One row per run: the solve's seconds,
 # the bound's share of them (bound_seconds) and the bound's evaluations.
 # The default call's time without the bound is seconds - bound_seconds.
-# Writes certificate.csv.
+# Writes certificate.csv and certificate-machine.txt.
 #
 #   Rscript inst/bench/certificate.R [--small] [outdir]
 #
@@ -46,4 +46,5 @@ out <- do.call(rbind, lapply(seq_len(nrow(rows)), function(i) {
   cbind(rows[i, ], do.call(rbind, runs), row.names = NULL)
 }))
 write.csv(out, file.path(outdir, "certificate.csv"), row.names = FALSE)
+write_machine(file.path(outdir, "certificate-machine.txt"))
 print(out, digits = 4)
