@@ -68,7 +68,7 @@ static inline FL_INLINE void micro_tile(const double *restrict yp, const double 
     for (int v = 0; v < FL_TNV; v++) xv[v] = *(const tile_dv *) (xp + v * FL_TV);
 #pragma GCC unroll 8
     for (int r = 0; r < FL_TILE_ROWS; r++) {
-      tile_dv yb = (tile_dv) { 0 } + yp[r];
+      tile_dv yb = yp[r] - (tile_dv) { 0 };   /* a broadcast: x - 0 is x */
 #pragma GCC unroll 4
       for (int v = 0; v < FL_TNV; v++) acc[r][v] += yb * xv[v];
     }
