@@ -226,12 +226,14 @@ void fl_tile_pack_candidates(const double *y, int m, int d, const double *org, d
 /* Squared norms of n rows minus org, each the bits fl_rbf_tile() gives a
  * dot product: a point's distance to itself is 0 exactly. */
 void fl_tile_norms(const double *x, int n, int d, const double *org, double *out);
-/* out[a * ldo + i] = exp(-max(0, yn_a + xn_i - 2 y_a.x_i) inv2s2) for the
- * mc packed candidates yp (squared norms yn) and the nc packed clients xp
- * (xn), a < mc, i < nc; exp() within 1 ulp of the C library's
- * (fl_exp_neg). */
+/* out[a * ldo + i] = exp(-max(0, d2) inv2s2), d2 = yn_a + xn_i - 2
+ * y_a.x_i, for the mc packed candidates yp (squared norms yn) and the nc
+ * packed clients xp (xn), a < mc, i < nc; exp() within 1 ulp of the C
+ * library's (fl_exp_neg).  With cosine (rows of unit length), max(0, 1 -
+ * d2 / 2), their cosine where positive. */
 void fl_rbf_tile(const double *yp, const double *yn, int mc, const double *xp,
-                 const double *xn, int nc, int d, double inv2s2, double *out, size_t ldo);
+                 const double *xn, int nc, int d, double inv2s2, int cosine, double *out,
+                 size_t ldo);
 /* Candidates per block of fl_rbf_tile() calls at dimension d: the block's
  * rows stay in the core's cache (FL_TILE_DOUBLES). */
 int fl_tile_candidates(int d);

@@ -70,9 +70,10 @@ void fl_tile_pack_candidates(const double *y, int m, int d, const double *org, d
 }
 
 void fl_rbf_tile(const double *yp, const double *yn, int mc, const double *xp,
-                 const double *xn, int nc, int d, double inv2s2, double *out, size_t ldo)
+                 const double *xn, int nc, int d, double inv2s2, int cosine, double *out,
+                 size_t ldo)
 {
-  FL_TILE_CALL(rbf_tile, yp, yn, mc, xp, xn, nc, d, inv2s2, out, ldo);
+  FL_TILE_CALL(rbf_tile, yp, yn, mc, xp, xn, nc, d, inv2s2, cosine, out, ldo);
 }
 
 /* A running sum in order over each slice of FL_TILE_DEPTH coordinates,

@@ -106,10 +106,11 @@ static inline void micro_tile(const double *restrict yp, const double *restrict 
 /* The dot products of the mc packed candidates yp and nc packed clients
  * xp into out, by slices of FL_TILE_DEPTH coordinates (a slice of the
  * clients' panel stays in L1 while the block's candidates meet it), then
- * exp(-max(0, d2) inv2s2) of each row at once. */
+ * the similarity of each row at once: exp(-max(0, d2) inv2s2), or for
+ * unit vectors (cosine) their cosine 1 - d2 / 2 where positive. */
 FL_TILE_ATTR void rbf_tile(const double *yp, const double *yn, int mc, const double *xp,
-                           const double *xn, int nc, int d, double inv2s2, double *out,
-                           size_t ldo)
+                           const double *xn, int nc, int d, double inv2s2, int cosine,
+                           double *out, size_t ldo)
 {
   for (int t0 = 0; t0 < d; t0 += FL_TILE_DEPTH) {
     int kc = d - t0 < FL_TILE_DEPTH ? d - t0 : FL_TILE_DEPTH;
@@ -123,6 +124,11 @@ FL_TILE_ATTR void rbf_tile(const double *yp, const double *yn, int mc, const dou
   }
   for (int a = 0; a < mc; a++) {
     double *o = out + (size_t) a * ldo;
+    if (cosine) {
+      FL_SIMD
+      for (int i = 0; i < nc; i++) o[i] = fl_positive(1.0 - 0.5 * (yn[a] + xn[i] - 2.0 * o[i]));
+      continue;
+    }
     FL_SIMD
     for (int i = 0; i < nc; i++)
       o[i] = fl_exp_neg(fl_positive(yn[a] + xn[i] - 2.0 * o[i]) * inv2s2);

@@ -25,6 +25,7 @@ int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads)
   t->yn = same ? t->xn : malloc(sizeof(double) * (size_t) p->m);
   t->xp = malloc(sizeof(double) * fl_tile_packed(p->n, p->d));
   t->org = calloc((size_t) p->d, sizeof(double));
+  t->cosine = 0;
   if (!t->xn || !t->yn || !t->xp || !t->org) {
     fl_tiles_free(t);
     return FL_ERR_NOMEM;
@@ -59,22 +60,16 @@ void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, doub
 {
   if (i0 == 0) fl_tile_pack_candidates(p->y + (size_t) j0 * p->d, mc, p->d, t->org, yp);
   fl_rbf_tile(yp, t->yn + j0, mc, t->xp + (size_t) i0 * p->d, t->xn + i0, nc, p->d,
-              p->inv2s2, out, ldo);
+              p->inv2s2, t->cosine, out, ldo);
 }
 
-/* W by the tiled kernel: a block of candidates per task, against every
- * client block of FL_TILE_CLIENTS, written into W in place. */
-static int build_matrix(const fl_problem *p, int threads, double **out)
+int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W)
 {
   size_t n = (size_t) p->n;
   int mc = fl_tile_candidates(p->d), nb = (p->m + mc - 1) / mc, status = FL_OK;
   fl_tiles t;
   if (fl_tiles_init(&t, p, threads) != FL_OK) return FL_ERR_NOMEM;
-  double *W = fl_alloc_large(n * (size_t) p->m, sizeof(double), 0);
-  if (!W) {
-    fl_tiles_free(&t);
-    return FL_ERR_NOMEM;
-  }
+  t.cosine = cosine;
 FL_OMP(parallel num_threads(threads))
   {
     double *yp = malloc(sizeof(double) * fl_tile_packed(mc, p->d));
@@ -93,6 +88,14 @@ FL_OMP(for schedule(dynamic, 1))
   }
   (void) threads;
   fl_tiles_free(&t);
+  return status;
+}
+
+static int build_matrix(const fl_problem *p, int threads, double **out)
+{
+  double *W = fl_alloc_large((size_t) p->n * (size_t) p->m, sizeof(double), 0);
+  if (!W) return FL_ERR_NOMEM;
+  int status = fl_similarity_fill(p, threads, 0, W);
   if (status != FL_OK) {
     free(W);
     return status;

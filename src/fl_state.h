@@ -32,6 +32,7 @@ double fl_sim(const fl_problem *p, int i, int j);
  * made by threads; on failure FL_ERR_NOMEM with nothing allocated. */
 typedef struct {
   double *xn, *yn, *xp, *org;
+  int cosine;   /* 0 (fl_tiles_init): the Gaussian kernel; 1: cosine */
 } fl_tiles;
 int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads);
 void fl_tiles_free(fl_tiles *t);
@@ -42,6 +43,12 @@ void fl_tiles_free(fl_tiles *t);
  * candidates packed, which the call with i0 = 0 makes. */
 void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, double *yp,
                     double *out, size_t ldo, int i0, int nc);
+
+/* W (n x m, column per candidate) = the similarities of the points by
+ * the tiled kernel, a block of candidates per task: the Gaussian kernel
+ * (the exact modes' matrix), or with cosine the cosine where positive of
+ * rows of unit length (kernel = "cosine"). */
+int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W);
 
 /* cover = max(cover, column j) (parallel for dense columns of many clients). */
 void fl_cover_add(const fl_problem *p, int j, double *cover, int threads);

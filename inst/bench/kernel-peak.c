@@ -109,7 +109,7 @@ static double time_tile(const fl_problem *p, double *W)
     fl_tile_pack_candidates(p->y + (size_t) j0 * p->d, cnt, p->d, org, yp);
     for (int i0 = 0; i0 < p->n; i0 += FL_TILE_CLIENTS)
       fl_rbf_tile(yp, xn + j0, cnt, xp + (size_t) i0 * p->d, xn + i0,
-                  p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS, p->d, p->inv2s2,
+                  p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS, p->d, p->inv2s2, 0,
                   W + (size_t) j0 * p->n + i0, (size_t) p->n);
   }
   free(xn); free(xp); free(yp); free(org);
