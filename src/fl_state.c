@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fl_state.h"
@@ -16,6 +17,13 @@ double fl_sim(const fl_problem *p, int i, int j)
 {
   if (p->sim) return p->sim[(size_t) j * p->n + i];
   return fl_rbf(p->x + (size_t) i * p->d, p->y + (size_t) j * p->d, p->d, p->inv2s2);
+}
+
+static int all_finite(const double *v, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (!isfinite(v[i])) return 0;
+  return 1;
 }
 
 int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads)
@@ -43,6 +51,7 @@ FL_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
     if (x) fl_tile_pack_clients(pts, cnt, p->d, t->org, t->xp + (size_t) r0 * p->d);
   }
   (void) threads;
+  t->direct = !all_finite(t->xn, p->n) || !all_finite(t->yn, p->m);
   return FL_OK;
 }
 
@@ -58,6 +67,14 @@ void fl_tiles_free(fl_tiles *t)
 void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, double *yp,
                     double *out, size_t ldo, int i0, int nc)
 {
+  if (t->direct) {
+    for (int a = 0; a < mc; a++)
+      for (int i = 0; i < nc; i++) {
+        double d2 = fl_sqdist(p->x + (size_t) (i0 + i) * p->d, p->y + (size_t) (j0 + a) * p->d, p->d);
+        out[(size_t) a * ldo + i] = t->cosine ? fl_positive(1.0 - 0.5 * d2) : exp(-d2 * p->inv2s2);
+      }
+    return;
+  }
   if (i0 == 0) fl_tile_pack_candidates(p->y + (size_t) j0 * p->d, mc, p->d, t->org, yp);
   fl_rbf_tile(yp, t->yn + j0, mc, t->xp + (size_t) i0 * p->d, t->xn + i0, nc, p->d,
               p->inv2s2, t->cosine, out, ldo);

@@ -33,6 +33,8 @@ double fl_sim(const fl_problem *p, int i, int j);
 typedef struct {
   double *xn, *yn, *xp, *org;
   int cosine;   /* 0 (fl_tiles_init): the Gaussian kernel; 1: cosine */
+  int direct;   /* a squared norm overflowed (coordinates past 1e154): every
+                 * pair by its differences, as fl_rbf() */
 } fl_tiles;
 int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads);
 void fl_tiles_free(fl_tiles *t);
