@@ -1,6 +1,9 @@
-/* The RBF kernel.  fl_rbf() is the exact modes' (g, c, dc, the budgeted
- * and sparse solvers) and the reference pass's: the same pair gets the
- * same bits in each.  The matrix-free modes go through fl_rbf_rows(). */
+/* The RBF kernel.  The exact modes' matrix (g, c, dc, the budgeted
+ * solver, the certificate) and the exhaustive pass come from the tiled
+ * kernel (fl_rbf_tile, fl_kernel_tile.c): the same pair gets the same bits
+ * in each.  fl_rbf() serves the similarities computed one at a time
+ * (facility_objective(), stochastic greedy, the matrix-free modes' dual);
+ * the matrix-free modes' blocks go through fl_rbf_rows(). */
 #ifndef FL_KERNEL_H
 #define FL_KERNEL_H
 
