@@ -166,6 +166,12 @@ facility_modes <- function(kind = NULL) {
 #'   selection within the budget. `bound` is then \eqn{f(S)} plus the
 #'   fractional knapsack of the candidates' gains with respect to the
 #'   result, an upper bound on that optimum.
+#' @param kernel `"gaussian"` (the default): \eqn{s_{ij} = \exp(-\|x_i -
+#'   y_j\|^2 / (2\sigma^2))}. `"cosine"`: \eqn{s_{ij} = \max(0, \cos(x_i,
+#'   y_j))}, the similarity of embeddings (see [cosine_similarity()] for why
+#'   this form), for points `X` only, without `sigma`; the exact modes
+#'   `"g"`, `"c"` or `"dc"` (the default) run on the \eqn{n \times m} matrix,
+#'   built by the tiled kernel. The result's `kernel` says which.
 #' @param ... Reserved for future arguments; must be empty.
 #' @return An object of class `facility_greedy`, a list with
 #'   \item{selected}{1-based indices of the selected candidates, in
@@ -253,9 +259,16 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
                             sigma = NULL, similarity = NULL, verbose = FALSE,
                             control = facility_control(), candidates = NULL,
                             weights = NULL, initial = NULL, cost = NULL,
-                            budget = NULL, cl = NULL, coverage = NULL, ...) {
+                            budget = NULL, cl = NULL, coverage = NULL,
+                            kernel = c("gaussian", "cosine"), ...) {
   check_dots_empty(...)
   has_points <- !missing(X) && !is.null(X)
+  kernel <- check_choice(kernel, c("gaussian", "cosine"), "kernel")
+  if (kernel == "cosine") {
+    check_cosine_call(has_points, X, sigma, similarity, cl, mode)
+    similarity <- cosine_similarity(X, candidates, threads)
+    if (is.null(mode)) mode <- "dc"
+  }
   verbose <- check_flag(verbose, "verbose")
   coverage <- check_coverage(coverage)
   if (!is.null(cl))   # distributed GreeDi, R/greedi.R
@@ -297,11 +310,25 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   check_status(out$status, sprintf("facility_greedy(mode = \"%s\")", mode))
 
   fit <- new_facility_greedy(out, problem, mode, threads, k, input, seconds, control)
+  fit$kernel <- kernel
   fit$objective_all <- total
   fit["coverage"] <- list(coverage)
   fit["candidates"] <- list(candidates)   # with weights and sigma: facility_bound(X, fit)
   if (!is.null(problem$cost)) fit <- add_budget_result(fit, problem, out)
   warn_coverage(fit, target)
+}
+
+# kernel = "cosine": points (not a `dist`), no similarity, sigma, cluster
+# or relaxed mode; the exact modes then run on cosine_similarity().
+check_cosine_call <- function(has_points, X, sigma, similarity, cl, mode) {
+  if (!has_points || inherits(X, "dist"))
+    abort_argument("X", "must hold points (rows) for kernel = \"cosine\"")
+  if (!is.null(similarity))
+    abort_argument("similarity", "must be NULL with kernel = \"cosine\", which gives the similarities")
+  if (!is.null(sigma)) abort_argument("sigma", "must be NULL with kernel = \"cosine\", which has no width")
+  if (!is.null(cl)) abort_argument("cl", "must be NULL with kernel = \"cosine\"")
+  if (!is.null(mode) && !mode %in% facility_modes("exact"))
+    abort_argument("mode", sprintf("\"%s\" evaluates the Gaussian kernel; with kernel = \"cosine\" use \"g\", \"c\" or \"dc\"", mode))
 }
 
 #' Settings of the relaxed solvers

@@ -8,12 +8,14 @@
 #' solver that does not prune pays at least this once; dividing a solver's
 #' `seconds` by it gives a speed figure that carries over between machines.
 #'
-#' The pass is plain C: one similarity at a time with the C library's
-#' `exp()`, the kernel of the exact modes. The matrix-free modes evaluate
-#' blocks of clients with a vectorised `exp()` (within 1 ulp of the C
-#' library's), 1.6 times faster per pair at d = 32 with SSE2 alone (more
-#' with AVX2 and FMA, and with AVX-512, which they use where the CPU has
-#' them); that speed is part of what the ratio measures.
+#' The pass runs the tiled kernel of the exact modes (the one that builds
+#' their similarity matrix): a block of candidates against a block of
+#' clients, squared distances as \eqn{|x|^2 + |y|^2 - 2 x \cdot y} with
+#' register tiles as in a matrix product (no BLAS), and a vectorised
+#' `exp()` within 1 ulp of the C library's. From d = 128 on it runs
+#' several times faster per pair than the matrix-free modes' block kernel
+#' (`inst/bench/kernel-peak.c`), so ratios to it are larger than with the
+#' pair-by-pair pass before it (see NEWS) and not comparable with them.
 #'
 #' @inheritParams facility_greedy
 #' @param X Numeric matrix or all-numeric data frame, one point per row.

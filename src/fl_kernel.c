@@ -8,54 +8,6 @@
 #include <string.h>
 #include "fl_kernel.h"
 
-#define FL_EXP_XMAX 746.0   /* exp(-746) rounds to 0 */
-
-/* exp(-x) for x >= 0 (+Inf included), within 1 ulp of the C library's for
- * x <= 708, and like it down into the subnormal numbers and 0 beyond 745:
- * the exact modes' greedy choices on data where every similarity is that
- * small must be the same.  Branch-free, so loops over it vectorise: the
- * usual x = k ln2 + r reduction (|r| <= ln2 / 2, Cody-Waite split of ln2),
- * the degree-13 Taylor polynomial of exp(r) (truncation below 1e-17), and
- * 2^(k + 64) assembled in the exponent bits, then 2^-64 applied (exact
- * for normal results, one rounding for subnormal ones).  The clamp at
- * FL_EXP_XMAX works on the bit patterns, which order non-negative doubles,
- * with only the 64-bit integer operations SSE2 has. */
-static inline double fl_exp_neg(double x)
-{
-  const double log2e = 1.4426950408889634, ln2hi = 6.93147180369123816490e-01,
-    ln2lo = 1.90821492927058770002e-10, shift = 0x1.8p52, xmax = FL_EXP_XMAX;
-  int64_t xb, mb;
-  memcpy(&xb, &x, sizeof x);
-  memcpy(&mb, &xmax, sizeof xmax);
-  int64_t diff = mb - xb;
-  int64_t over = -(int64_t) ((uint64_t) diff >> 63);   /* all ones if x > xmax */
-  xb += diff & over;
-  memcpy(&x, &xb, sizeof x);
-  double kd = -x * log2e + shift;   /* round(-x / ln2) in the low bits */
-  double k = kd - shift;
-  double r = (-x - k * ln2hi) - k * ln2lo;
-  double p = 1.0 / 6227020800.0;
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  int64_t kb, sb;
-  memcpy(&kb, &kd, sizeof kd);
-  sb = (kb - INT64_C(0x4338000000000000) + 1023 + 64) * (INT64_C(1) << 52);
-  double scale;
-  memcpy(&scale, &sb, sizeof sb);
-  return p * scale * 0x1p-64;
-}
-
 FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restrict y, int d,
                     double *restrict out)
 {

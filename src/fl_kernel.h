@@ -1,10 +1,15 @@
-/* The RBF kernel.  fl_rbf() is the exact modes' (g, c, dc, the budgeted
- * and sparse solvers) and the reference pass's: the same pair gets the
- * same bits in each.  The matrix-free modes go through fl_rbf_rows(). */
+/* The RBF kernel.  The exact modes' matrix (g, c, dc, the budgeted
+ * solver, the certificate) and the exhaustive pass come from the tiled
+ * kernel (fl_rbf_tile, fl_kernel_tile.c): the same pair gets the same bits
+ * in each.  fl_rbf() serves the similarities computed one at a time
+ * (facility_objective(), stochastic greedy, the matrix-free modes' dual);
+ * the matrix-free modes' blocks go through fl_rbf_rows(). */
 #ifndef FL_KERNEL_H
 #define FL_KERNEL_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 #include "fl_omp.h"
 
 /* On x86-64 Linux with GCC, the block kernels (and the cluster bounds'
@@ -84,6 +89,54 @@ static inline double fl_rbf(const double *restrict a, const double *restrict b,
   return exp(-fl_sqdist(a, b, d) * inv2s2);
 }
 
+#define FL_EXP_XMAX 746.0   /* exp(-746) rounds to 0 */
+
+/* exp(-x) for x >= 0 (+Inf included), within 1 ulp of the C library's for
+ * x <= 708, and like it down into the subnormal numbers and 0 beyond 745:
+ * the exact modes' greedy choices on data where every similarity is that
+ * small must be the same.  Branch-free, so loops over it vectorise: the
+ * usual x = k ln2 + r reduction (|r| <= ln2 / 2, Cody-Waite split of ln2),
+ * the degree-13 Taylor polynomial of exp(r) (truncation below 1e-17), and
+ * 2^(k + 64) assembled in the exponent bits, then 2^-64 applied (exact
+ * for normal results, one rounding for subnormal ones).  The clamp at
+ * FL_EXP_XMAX works on the bit patterns, which order non-negative doubles,
+ * with only the 64-bit integer operations SSE2 has. */
+static inline FL_INLINE double fl_exp_neg(double x)
+{
+  const double log2e = 1.4426950408889634, ln2hi = 6.93147180369123816490e-01,
+    ln2lo = 1.90821492927058770002e-10, shift = 0x1.8p52, xmax = FL_EXP_XMAX;
+  int64_t xb, mb;
+  memcpy(&xb, &x, sizeof x);
+  memcpy(&mb, &xmax, sizeof xmax);
+  int64_t diff = mb - xb;
+  int64_t over = -(int64_t) ((uint64_t) diff >> 63);   /* all ones if x > xmax */
+  xb += diff & over;
+  memcpy(&x, &xb, sizeof x);
+  double kd = -x * log2e + shift;   /* round(-x / ln2) in the low bits */
+  double k = kd - shift;
+  double r = (-x - k * ln2hi) - k * ln2lo;
+  double p = 1.0 / 6227020800.0;
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  int64_t kb, sb;
+  memcpy(&kb, &kd, sizeof kd);
+  sb = (kb - INT64_C(0x4338000000000000) + 1023 + 64) * (INT64_C(1) << 52);
+  double scale;
+  memcpy(&scale, &sb, sizeof sb);
+  return p * scale * 0x1p-64;
+}
+
 /* max(v, 0), exactly, without a branch: loops over it vectorise. */
 static inline double fl_positive(double v)
 {
@@ -161,5 +214,33 @@ int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *
  * modes and the reference pass keep fl_rbf(). */
 void fl_rbf_rows(const double *rows, int cnt, const double *y, int d, double inv2s2,
                  double *out);
+
+/* The tiled kernel (fl_kernel_tile.c) of the exact modes' matrix and the
+ * exhaustive pass.  Rows (d columns) are packed for it in panels:
+ * fl_tile_packed() doubles hold n rows packed either way; a client block
+ * starts at a multiple of FL_TILE_CLIENTS (a multiple of every panel's
+ * width), at xp + i0 d, and a candidate block at a multiple of
+ * fl_tile_candidates().  Each is packed, and its squared norm taken,
+ * relative to an origin org (d values): the clients' mean, so that the
+ * norms are on the scale of the distances. */
+size_t fl_tile_packed(int n, int d);
+void fl_tile_pack_clients(const double *x, int n, int d, const double *org, double *xp);
+void fl_tile_pack_candidates(const double *y, int m, int d, const double *org, double *yp);
+/* Squared norms of n rows minus org, each the bits fl_rbf_tile() gives a
+ * dot product: a point's distance to itself is 0 exactly. */
+void fl_tile_norms(const double *x, int n, int d, const double *org, double *out);
+/* out[a * ldo + i] = exp(-max(0, d2) inv2s2), d2 = yn_a + xn_i - 2
+ * y_a.x_i, for the mc packed candidates yp (squared norms yn) and the nc
+ * packed clients xp (xn), a < mc, i < nc; exp() within 1 ulp of the C
+ * library's (fl_exp_neg).  With cosine (rows of unit length), max(0, 1 -
+ * d2 / 2), their cosine where positive. */
+void fl_rbf_tile(const double *yp, const double *yn, int mc, const double *xp,
+                 const double *xn, int nc, int d, double inv2s2, int cosine, double *out,
+                 size_t ldo);
+/* Candidates per block of fl_rbf_tile() calls at dimension d: the block's
+ * rows stay in the core's cache (FL_TILE_DOUBLES). */
+int fl_tile_candidates(int d);
+/* Clients a panel (the width the kernel runs at on this CPU). */
+int fl_tile_width(void);
 
 #endif

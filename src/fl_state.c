@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fl_state.h"
@@ -18,19 +19,104 @@ double fl_sim(const fl_problem *p, int i, int j)
   return fl_rbf(p->x + (size_t) i * p->d, p->y + (size_t) j * p->d, p->d, p->inv2s2);
 }
 
-static int build_matrix(const fl_problem *p, int threads, double **out)
+static int all_finite(const double *v, int n)
 {
-  size_t n = (size_t) p->n, m = (size_t) p->m;
-  double *W = fl_alloc_large(n * m, sizeof(double), 0);
-  if (!W) return FL_ERR_NOMEM;
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 16))
-  for (int j = 0; j < p->m; j++) {
-    const double *yj = p->y + (size_t) j * p->d;
-    double *col = W + (size_t) j * n;
-    for (int i = 0; i < p->n; i++)
-      col[i] = fl_rbf(p->x + (size_t) i * p->d, yj, p->d, p->inv2s2);
+  for (int i = 0; i < n; i++)
+    if (!isfinite(v[i])) return 0;
+  return 1;
+}
+
+int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads)
+{
+  int same = p->y == p->x && p->m == p->n;
+  t->xn = malloc(sizeof(double) * (size_t) p->n);
+  t->yn = same ? t->xn : malloc(sizeof(double) * (size_t) p->m);
+  t->xp = malloc(sizeof(double) * fl_tile_packed(p->n, p->d));
+  t->org = calloc((size_t) p->d, sizeof(double));
+  t->cosine = 0;
+  if (!t->xn || !t->yn || !t->xp || !t->org) {
+    fl_tiles_free(t);
+    return FL_ERR_NOMEM;
+  }
+  for (int i = 0; i < p->n; i++)
+    for (int c = 0; c < p->d; c++) t->org[c] += p->x[(size_t) i * p->d + c];
+  for (int c = 0; c < p->d; c++) t->org[c] /= p->n;
+  int rows = FL_TILE_CLIENTS, nx = (p->n + rows - 1) / rows, ny = same ? 0 : (p->m + rows - 1) / rows;
+FL_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
+  for (int b = 0; b < nx + ny; b++) {
+    int x = b < nx, r0 = (x ? b : b - nx) * rows, cnt = (x ? p->n : p->m) - r0;
+    const double *pts = (x ? p->x : p->y) + (size_t) r0 * p->d;
+    if (cnt > rows) cnt = rows;
+    fl_tile_norms(pts, cnt, p->d, t->org, (x ? t->xn : t->yn) + r0);
+    if (x) fl_tile_pack_clients(pts, cnt, p->d, t->org, t->xp + (size_t) r0 * p->d);
   }
   (void) threads;
+  t->direct = !all_finite(t->xn, p->n) || !all_finite(t->yn, p->m);
+  return FL_OK;
+}
+
+void fl_tiles_free(fl_tiles *t)
+{
+  if (t->yn != t->xn) free(t->yn);
+  free(t->xn);
+  free(t->xp);
+  free(t->org);
+  t->xn = t->yn = t->xp = t->org = NULL;
+}
+
+void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, double *yp,
+                    double *out, size_t ldo, int i0, int nc)
+{
+  if (t->direct) {
+    for (int a = 0; a < mc; a++)
+      for (int i = 0; i < nc; i++) {
+        double d2 = fl_sqdist(p->x + (size_t) (i0 + i) * p->d, p->y + (size_t) (j0 + a) * p->d, p->d);
+        out[(size_t) a * ldo + i] = t->cosine ? fl_positive(1.0 - 0.5 * d2) : exp(-d2 * p->inv2s2);
+      }
+    return;
+  }
+  if (i0 == 0) fl_tile_pack_candidates(p->y + (size_t) j0 * p->d, mc, p->d, t->org, yp);
+  fl_rbf_tile(yp, t->yn + j0, mc, t->xp + (size_t) i0 * p->d, t->xn + i0, nc, p->d,
+              p->inv2s2, t->cosine, out, ldo);
+}
+
+int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W)
+{
+  size_t n = (size_t) p->n;
+  int mc = fl_tile_candidates(p->d), nb = (p->m + mc - 1) / mc, status = FL_OK;
+  fl_tiles t;
+  if (fl_tiles_init(&t, p, threads) != FL_OK) return FL_ERR_NOMEM;
+  t.cosine = cosine;
+FL_OMP(parallel num_threads(threads))
+  {
+    double *yp = malloc(sizeof(double) * fl_tile_packed(mc, p->d));
+    if (!yp) {
+FL_OMP(atomic write)
+      status = FL_ERR_NOMEM;
+    }
+FL_OMP(for schedule(dynamic, 1))
+    for (int b = 0; b < nb; b++) {
+      int j0 = b * mc, cnt = p->m - j0 < mc ? p->m - j0 : mc;
+      for (int i0 = 0; yp && i0 < p->n; i0 += FL_TILE_CLIENTS)
+        fl_tiles_block(&t, p, j0, cnt, yp, W + (size_t) j0 * n + i0, n, i0,
+                       p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS);
+    }
+    free(yp);
+  }
+  (void) threads;
+  fl_tiles_free(&t);
+  return status;
+}
+
+static int build_matrix(const fl_problem *p, int threads, double **out)
+{
+  double *W = fl_alloc_large((size_t) p->n * (size_t) p->m, sizeof(double), 0);
+  if (!W) return FL_ERR_NOMEM;
+  int status = fl_similarity_fill(p, threads, 0, W);
+  if (status != FL_OK) {
+    free(W);
+    return status;
+  }
   *out = W;
   return FL_OK;
 }

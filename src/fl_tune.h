@@ -39,6 +39,20 @@
 #define FL_LOWER_BLOCK 64
 #define FL_ASSIGN_RANGE 512
 
+/* The tiled kernel (fl_kernel_tile.c): candidates per block, as many as
+ * fit FL_TILE_DOUBLES coordinates (their rows stay in the core's L2
+ * while every client meets them), at most FL_TILE_MAX_ROWS; clients per
+ * fl_rbf_tile() call (the tile of similarities stays in L1/L2 between the
+ * dot products and the exp()). */
+#ifndef FL_TILE_DOUBLES
+#define FL_TILE_DOUBLES 4096
+#endif
+#ifndef FL_TILE_DEPTH
+#define FL_TILE_DEPTH 128
+#endif
+#define FL_TILE_MAX_ROWS 64
+#define FL_TILE_CLIENTS 256
+
 /* -- Serial cut-offs: below them a parallel region costs more than it
  * saves (fl_par_threads() in fl_omp.h takes the work and one of these) -- */
 

@@ -1,6 +1,7 @@
 /* .Call glue for facility_pass_time(). */
 #include "r_util.h"
 #include "fl_pass.h"
+#include "fl_state.h"
 
 /* x: d x n points (row-major clients, also the candidates).  Returns
  * list(status, gains). */
@@ -15,6 +16,24 @@ SEXP facloc_pass(SEXP x, SEXP sigma, SEXP threads)
   SEXP gains = PROTECT(Rf_allocVector(REALSXP, p.m));
   int status = fl_pass_gains(&p, Rf_asInteger(threads), REAL(gains));
   SEXP out = fl_r_status_list(status, "gains", gains);
+  UNPROTECT(1);
+  return out;
+}
+
+/* x: d x n points of unit length (rows of X), y: d x m or NULL (the
+ * clients).  Returns list(status, similarity), similarity the n x m
+ * matrix max(0, cos) by the tiled kernel (cosine_similarity()). */
+SEXP facloc_cosine(SEXP x, SEXP y, SEXP threads)
+{
+  fl_problem p = { 0 };
+  p.d = Rf_nrows(x);
+  p.n = Rf_ncols(x);
+  p.x = REAL(x);
+  p.y = Rf_isNull(y) ? p.x : REAL(y);
+  p.m = Rf_isNull(y) ? p.n : Rf_ncols(y);
+  SEXP sim = PROTECT(Rf_allocMatrix(REALSXP, p.n, p.m));
+  int status = fl_similarity_fill(&p, Rf_asInteger(threads), 1, REAL(sim));
+  SEXP out = fl_r_status_list(status, "similarity", sim);
   UNPROTECT(1);
   return out;
 }

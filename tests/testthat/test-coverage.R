@@ -19,7 +19,15 @@ test_that("coverage on points equals the plain-R greedy cover in every mode", {
     for (mode in facility_modes()) for (threads in 1:2) {
       fit <- cover_fit(mode, threads, X, coverage = q, sigma = 0.8,
                        k = if (mode == "stochastic") 60)
-      expect_greedy(fit, ref, label = sprintf("q = %g, %s, %d threads", q, mode, threads))
+      label <- sprintf("q = %g, %s, %d threads", q, mode, threads)
+      if (mode %in% facility_modes("exact")) {
+        # pick 13 at q = 0.9: candidates 8 and 30 tie exactly (oracle gains
+        # equal to the bit); the tiled kernel rounds 30 ahead
+        expect_greedy_tied(fit, W, label = label)
+        expect_identical(length(fit$selected), length(ref$selected))
+      } else {
+        expect_greedy(fit, ref, label = label)
+      }
       expect_equal(fit$objective_all, 60)
       expect_identical(fit$coverage, q)
     }

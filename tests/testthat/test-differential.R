@@ -101,12 +101,20 @@ n_differential <- 0L
 # covers thread counts on a larger problem).
 thread_counts <- function(s) if (s %% 12 == 1) 1:2 else 1L
 
-test_that("exact modes equal the plain-R greedy on random problems, 1 and 2 threads", {
+# On points the exact modes compute d2 = |x|^2 + |y|^2 - 2 x.y (the tiled
+# kernel), the oracle sum (x - y)^2: gains tied in exact arithmetic may
+# round apart either way, so a pick may differ from the oracle's only where
+# the oracle's gains tie to 1e-12.  Seed 37, pick 7: candidates 3 and 15
+# gain (1 - c_3) + (s - c_15) and (s - c_3) + (1 - c_15), s their
+# similarity, every other client covered; the oracle rounds 15 ahead by
+# 2.2e-16, the tiled kernel 3.  On the matrix (below) the picks are the
+# oracle's.
+test_that("exact modes equal the plain-R greedy on random problems up to ties, 1 and 2 threads", {
   for (s in seq_along(problems)) {
     pr <- problems[[s]]
     for (mode in exact) for (threads in thread_counts(s)) {
       label <- sprintf("seed %d, mode %s, %d thread(s)", seeds[s], mode, threads)
-      expect_oracle(solve_problem(pr, mode, threads), pr, label)
+      expect_greedy_up_to_ties(solve_problem(pr, mode, threads), pr, label)
       n_differential <<- n_differential + 1L
     }
   }

@@ -79,6 +79,7 @@ drivers <- list(
   function(X) knn_similarity(X, k = 3, sigma = 1, threads = 2),
   function(X) facility_greedy(similarity = knn_similarity(X, k = 3, sigma = 1, threads = 1), k = 2, mode = "dc", threads = 1),
   function(X) facility_pass_time(X, sigma = 1, threads = 1),
+  function(X) cosine_similarity(X, X[1:5, ] + 0.5, threads = 2),
   function(X) predict(dpmeans(X, lambda = 1.5, threads = 2, method = "occ", batch = 2), X[1:3, ], threads = 1),
   function(X) dpmeans(X, lambda = 1.5, threads = 1, method = "serial"),
   function(X) predict(ofl(X, lambda = 1.5, threads = 2, seed = 1), X[1:3, ], threads = 1),
