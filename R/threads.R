@@ -22,6 +22,19 @@
 #' spin barriers would only slow down when threads outnumber cores. The
 #' number actually used is recorded in each result.
 #'
+#' Inside a forked child, such as a worker of [parallel::mclapply()], of
+#' `parallel::mcparallel()` or of the `future` package's multicore plan,
+#' the default is one thread, as in data.table: such workers usually run one
+#' per core already, and a full team of threads in each would make them
+#' wait on each other. A setting made in the parent is not inherited. To
+#' opt out, call `facloc_threads(n)` inside the worker, or pass `threads`
+#' to the solver there; both are honoured (and capped as below), unless
+#' facloc ran several threads in the parent before the fork: GCC's OpenMP
+#' runtime (libgomp) then hangs in the child at its first parallel region,
+#' so facloc uses one thread there and warns once. Workers that start a
+#' fresh R (`parallel::makeCluster()`'s default PSOCK cluster) have none of
+#' these limits and use the usual default.
+#'
 #' The solvers need their cores to themselves: they synchronise their
 #' threads at every round (the matrix-free modes thousands of times a
 #' solve), so a thread the system pauses for another program holds up the
@@ -41,13 +54,30 @@
 #' facloc_threads()
 #' facloc_threads(old)
 facloc_threads <- function(n) {
+  old <- if (set_here()) .facloc$threads
   if (missing(n)) {
-    if (is.null(.facloc$threads)) return(auto_threads())
-    return(resolve_threads(.facloc$threads))
+    if (is.null(old)) return(auto_threads())
+    return(cap_threads(old))
   }
-  old <- .facloc$threads
   .facloc$threads <- if (is.null(n)) NULL else check_count(n, "n", cap = TRUE)
+  .facloc$set_by <- Sys.getpid()
   invisible(old)
+}
+
+# The process that loaded the package: any other one running this code is
+# a forked child (mclapply), which inherits the parent's memory but not,
+# here, its threads.
+.onLoad <- function(libname, pkgname) {
+  .facloc$loaded_by <- Sys.getpid()
+}
+
+forked_child <- function() {
+  !is.null(.facloc$loaded_by) && .facloc$loaded_by != Sys.getpid()
+}
+
+# Whether the user's setting was made in this process.
+set_here <- function() {
+  !is.null(.facloc$threads) && identical(.facloc$set_by, Sys.getpid())
 }
 
 available_cores <- function() {
@@ -70,13 +100,35 @@ thread_cap <- function() {
 }
 
 auto_threads <- function() {
+  if (forked_child()) return(1L)
   n <- min(thread_cap(), env_thread_count("OMP_NUM_THREADS"), na.rm = TRUE)
   if (in_r_check()) n <- min(n, 2L)
   as.integer(max(1L, n))
 }
 
-# Validate a `threads` argument and cap it.
-resolve_threads <- function(threads, arg = "threads") {
+cap_threads <- function(threads, arg = "threads") {
   threads <- check_count(threads, arg, cap = TRUE)
   as.integer(max(1L, min(threads, thread_cap())))
+}
+
+# Validate a solver's `threads` argument and cap it, in a forked child
+# too.
+resolve_threads <- function(threads, arg = "threads") {
+  threads <- cap_threads(threads, arg)
+  if (threads > 1L && teams_before_fork()) {
+    if (is.null(.facloc$warned_fork)) {
+      .facloc$warned_fork <- TRUE
+      warning("facloc uses 1 thread in this forked child: the parent ran ",
+              "OpenMP threads before the fork, and they would hang here", call. = FALSE)
+    }
+    return(1L)
+  }
+  if (threads > 1L) .facloc$teams_by <- Sys.getpid()
+  threads
+}
+
+# Whether a process this one was forked from may have started an OpenMP
+# team (libgomp keeps its pool of threads, which the child lacks).
+teams_before_fork <- function() {
+  !is.null(.facloc$teams_by) && .facloc$teams_by != Sys.getpid()
 }

@@ -136,3 +136,30 @@ test_that("facloc_threads(n) sets the default used by the solvers", {
   facloc_threads(10^6)
   expect_identical(facloc_threads(), thread_cap())
 })
+
+test_that("forked children (mclapply) default to one thread unless told otherwise", {
+  skip_on_os("windows")   # no fork
+  # A fresh R, whose parent has run no OpenMP team before forking.
+  out <- run_child(c(
+    "Xt <- matrix(c(1:30, 3:32), 30)",
+    "in_child <- function(f) unlist(parallel::mclapply(1:2, function(i) f(), mc.cores = 2))",
+    "solve <- function(...) facility_greedy(Xt, 3, mode = 'g', sigma = 3, ...)$threads",
+    "two <- min(2L, facloc_threads())",
+    "old <- facloc_threads(2)   # a setting made in the parent is not inherited",
+    "cat('default', in_child(facloc_threads), in_child(solve), '\\n')",
+    # a setting made in the child, or a threads argument, is honoured
+    "cat('set', in_child(function() { facloc_threads(2); facloc_threads() }) == two, '\\n')",
+    "cat('argument', in_child(function() solve(threads = 2)) == two, '\\n')",
+    "cat('parent', facloc_threads() == two, '\\n')",
+    # once the parent ran a team, a child that asks for several gets 1 (libgomp would hang)
+    "invisible(solve(threads = 2))",
+    "cat('after', in_child(function() withCallingHandlers(solve(threads = 2),",
+    "  warning = function(w) { cat('warned\\n'); invokeRestart('muffleWarning') })), '\\n')"))
+  expect_identical(out$status, 0L)
+  expect_true("default 1 1 1 1 " %in% out$output, label = paste(out$output, collapse = "\n"))
+  expect_true("set TRUE TRUE " %in% out$output)
+  expect_true("argument TRUE TRUE " %in% out$output)
+  expect_true("parent TRUE " %in% out$output)
+  expect_true("after 1 1 " %in% out$output)
+  expect_true("warned" %in% out$output)
+})
