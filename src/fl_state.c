@@ -23,7 +23,7 @@ static int build_matrix(const fl_problem *p, int threads, double **out)
   size_t n = (size_t) p->n, m = (size_t) p->m;
   double *W = fl_alloc_large(n * m, sizeof(double), 0);
   if (!W) return FL_ERR_NOMEM;
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 16))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, (double) n * m, FL_PAR_MIN_PAIRS)) schedule(dynamic, 16))
   for (int j = 0; j < p->m; j++) {
     const double *yj = p->y + (size_t) j * p->d;
     double *col = W + (size_t) j * n;
@@ -52,6 +52,12 @@ double fl_gain(const fl_problem *p, int j, const double *cover)
     if (diff > 0) g += w ? w[i] * diff : diff;
   }
   return g;
+}
+
+double fl_gain_pairs(const fl_problem *p)
+{
+  if (p->sp_p) return p->m > 0 ? (double) p->sp_p[p->m] / p->m : 0.0;
+  return (double) p->n;
 }
 
 void fl_cover_add(const fl_problem *p, int j, double *cover, int threads)

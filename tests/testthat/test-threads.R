@@ -163,3 +163,30 @@ test_that("forked children (mclapply) default to one thread unless told otherwis
   expect_true("after 1 1 " %in% out$output)
   expect_true("warned" %in% out$output)
 })
+
+test_that("answers are the same beside busy processes, at each thread count", {
+  # Busy children take the cores, so the solvers' waits run out of spins
+  # and sleep (fl_barrier.c); more threads than cores does so without them.
+  skip_on_os("windows")   # no fork
+  X <- facility_data("weak_cluster", n = 3000)
+  fields <- c("selected", "gains", "objective", "bound")
+  cores <- available_cores()
+  solve_all <- function() lapply(c("dc", "hpc", "nhpc"), function(mode)
+    lapply(unique(c(1, 2, cores + 2)), function(threads) {
+      problem <- facility_problem(X, 20)
+      out <- .Call(C_facloc_solve, problem,
+                   solver_control(facility_control(), mode, 30, threads, FALSE))
+      check_status(out$status)
+      out[fields]
+    }))
+  idle <- solve_all()
+  busy <- lapply(seq_len(cores), function(i) parallel::mcparallel({
+    stop_at <- Sys.time() + 20
+    while (Sys.time() < stop_at) NULL
+  }))
+  on.exit({
+    tools::pskill(vapply(busy, `[[`, 0L, "pid"))
+    suppressWarnings(parallel::mccollect(busy))   # killed: no results
+  }, add = TRUE)
+  expect_identical(solve_all(), idle)
+})
