@@ -35,13 +35,24 @@
 #' fresh R (`parallel::makeCluster()`'s default PSOCK cluster) have none of
 #' these limits and use the usual default.
 #'
-#' The solvers need their cores to themselves: they synchronise their
-#' threads at every round (the matrix-free modes thousands of times a
-#' solve), so a thread the system pauses for another program holds up the
-#' rest. On a machine whose cores are busy with other work, fewer threads
-#' can be much faster: on the package's 2-core test machine with two other
-#' busy processes, `"hc"` on the `"small"` preset (k = 100) took 0.025 s at
-#' 1 thread and 1.8 s at 2, `"nhpc"` 0.04 s and 0.23 s.
+#' The solvers synchronise their threads at every round (the matrix-free
+#' modes thousands of times a solve), so a thread the system pauses for
+#' another program holds up the rest. facloc's own waits (the group
+#' barriers of `"nhpc"`) spin for about 60 microseconds, yield, then sleep,
+#' which frees the core for the thread they wait for; rounds of the exact
+#' modes too small to pay for a team run on one thread (the answers are the
+#' same). The waits of OpenMP itself, at the end of every parallel region,
+#' are the runtime's: GCC's, which R on Linux loads when it starts, spins
+#' for milliseconds before it sleeps, and reads its setting once, before
+#' any package is loaded, so facloc cannot change it. On a machine whose
+#' cores are busy with other work, start R with `OMP_WAIT_POLICY=passive`
+#' in its environment (`OMP_WAIT_POLICY=passive R`, or exported by the
+#' shell: `~/.Renviron` is read too late), or use fewer threads. On the
+#' package's 2-core test machine, shared with other builds, beside a second
+#' R solving `"medium"` at 2 threads: `"nhpc"` on `"medium"` at `sigma =
+#' 20` took 9.4 times as long at 2 threads as at 1 with the default wait
+#' policy and 1.3 times with `OMP_WAIT_POLICY=passive`; [dpmeans()] on 1e5
+#' points 3.1 and 1.0 times (`inst/bench/under-load.sh`).
 #'
 #' @param n A whole number of threads (at least 1), or `NULL` for the
 #'   automatic default. Missing: just report the current default.

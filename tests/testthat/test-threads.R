@@ -82,6 +82,8 @@ test_that("the cap is documented in ?facloc_threads", {
   expect_match(text, "OMP_THREAD_LIMIT", fixed = TRUE)
   expect_match(text, "OMP_NUM_THREADS", fixed = TRUE)
   expect_match(text, "_R_CHECK_LIMIT_CORES_", fixed = TRUE)
+  expect_match(text, "mclapply", fixed = TRUE)        # one thread in forked children
+  expect_match(text, "OMP_WAIT_POLICY", fixed = TRUE) # how to share the cores
 })
 
 # Set environment variables until the calling test ends (withr's
