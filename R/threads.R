@@ -19,7 +19,7 @@
 #'
 #' Any `threads` argument, including the value set here, is capped at the
 #' number of available processors and at `OMP_THREAD_LIMIT`: the solvers'
-#' spin barriers would only slow down when threads outnumber cores. The
+#' barriers would only slow down when threads outnumber cores. The
 #' number actually used is recorded in each result.
 #'
 #' Inside a forked child, such as a worker of [parallel::mclapply()], of
