@@ -163,7 +163,7 @@ test_that("forked children (mclapply) default to one thread unless told otherwis
   expect_true("argument TRUE TRUE " %in% out$output)
   expect_true("parent TRUE " %in% out$output)
   expect_true("after 1 1 " %in% out$output)
-  expect_true("warned" %in% out$output)
+  if (thread_cap() >= 2) expect_true("warned" %in% out$output)   # else nothing to refuse
 })
 
 test_that("answers are the same beside busy processes, at each thread count", {
