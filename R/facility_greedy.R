@@ -39,7 +39,7 @@ facility_modes <- function(kind = NULL) {
 #'     loop), one parallel region per round.}
 #'   \item{`"nhpc"`}{`"hpc"` with nested parallelism: groups of
 #'     `group_size` threads, the threads of a group splitting the clients
-#'     of one gain evaluation and meeting at their own spin barriers. One
+#'     of one gain evaluation and meeting at their own barriers. One
 #'     heap when there is one group; with several, four heaps per group,
 #'     which the groups take in turn.}
 #' }

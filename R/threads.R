@@ -19,16 +19,40 @@
 #'
 #' Any `threads` argument, including the value set here, is capped at the
 #' number of available processors and at `OMP_THREAD_LIMIT`: the solvers'
-#' spin barriers would only slow down when threads outnumber cores. The
+#' barriers would only slow down when threads outnumber cores. The
 #' number actually used is recorded in each result.
 #'
-#' The solvers need their cores to themselves: they synchronise their
-#' threads at every round (the matrix-free modes thousands of times a
-#' solve), so a thread the system pauses for another program holds up the
-#' rest. On a machine whose cores are busy with other work, fewer threads
-#' can be much faster: on the package's 2-core test machine with two other
-#' busy processes, `"hc"` on the `"small"` preset (k = 100) took 0.025 s at
-#' 1 thread and 1.8 s at 2, `"nhpc"` 0.04 s and 0.23 s.
+#' Inside a forked child, such as a worker of [parallel::mclapply()], of
+#' `parallel::mcparallel()` or of the `future` package's multicore plan,
+#' the default is one thread, as in data.table: such workers usually run one
+#' per core already, and a full team of threads in each would make them
+#' wait on each other. A setting made in the parent is not inherited. To
+#' opt out, call `facloc_threads(n)` inside the worker, or pass `threads`
+#' to the solver there; both are honoured (and capped as below), unless
+#' facloc ran several threads in the parent before the fork: GCC's OpenMP
+#' runtime (libgomp) then hangs in the child at its first parallel region,
+#' so facloc uses one thread there and warns once. Workers that start a
+#' fresh R (`parallel::makeCluster()`'s default PSOCK cluster) have none of
+#' these limits and use the usual default.
+#'
+#' The solvers synchronise their threads at every round (the matrix-free
+#' modes thousands of times a solve), so a thread the system pauses for
+#' another program holds up the rest. facloc's own waits (the group
+#' barriers of `"nhpc"`) spin for about 60 microseconds, yield, then sleep,
+#' which frees the core for the thread they wait for; rounds of the exact
+#' modes too small to pay for a team run on one thread (the answers are the
+#' same). The waits of OpenMP itself, at the end of every parallel region,
+#' are the runtime's: GCC's, which R on Linux loads when it starts, spins
+#' for milliseconds before it sleeps, and reads its setting once, before
+#' any package is loaded, so facloc cannot change it. On a machine whose
+#' cores are busy with other work, start R with `OMP_WAIT_POLICY=passive`
+#' in its environment (`OMP_WAIT_POLICY=passive R`, or exported by the
+#' shell: `~/.Renviron` is read too late), or use fewer threads. On the
+#' package's 2-core test machine, shared with other builds, beside a second
+#' R solving `"medium"` at 2 threads: `"nhpc"` on `"medium"` at `sigma =
+#' 20` took 9.4 times as long at 2 threads as at 1 with the default wait
+#' policy and 1.3 times with `OMP_WAIT_POLICY=passive`; [dpmeans()] on 1e5
+#' points 3.1 and 1.0 times (`inst/bench/under-load.sh`).
 #'
 #' @param n A whole number of threads (at least 1), or `NULL` for the
 #'   automatic default. Missing: just report the current default.
@@ -41,13 +65,30 @@
 #' facloc_threads()
 #' facloc_threads(old)
 facloc_threads <- function(n) {
+  old <- if (set_here()) .facloc$threads
   if (missing(n)) {
-    if (is.null(.facloc$threads)) return(auto_threads())
-    return(resolve_threads(.facloc$threads))
+    if (is.null(old)) return(auto_threads())
+    return(cap_threads(old))
   }
-  old <- .facloc$threads
   .facloc$threads <- if (is.null(n)) NULL else check_count(n, "n", cap = TRUE)
+  .facloc$set_by <- Sys.getpid()
   invisible(old)
+}
+
+# The process that loaded the package: any other one running this code is
+# a forked child (mclapply), which inherits the parent's memory but not,
+# here, its threads.
+.onLoad <- function(libname, pkgname) {
+  .facloc$loaded_by <- Sys.getpid()
+}
+
+forked_child <- function() {
+  !is.null(.facloc$loaded_by) && .facloc$loaded_by != Sys.getpid()
+}
+
+# Whether the user's setting was made in this process.
+set_here <- function() {
+  !is.null(.facloc$threads) && identical(.facloc$set_by, Sys.getpid())
 }
 
 available_cores <- function() {
@@ -70,13 +111,35 @@ thread_cap <- function() {
 }
 
 auto_threads <- function() {
+  if (forked_child()) return(1L)
   n <- min(thread_cap(), env_thread_count("OMP_NUM_THREADS"), na.rm = TRUE)
   if (in_r_check()) n <- min(n, 2L)
   as.integer(max(1L, n))
 }
 
-# Validate a `threads` argument and cap it.
-resolve_threads <- function(threads, arg = "threads") {
+cap_threads <- function(threads, arg = "threads") {
   threads <- check_count(threads, arg, cap = TRUE)
   as.integer(max(1L, min(threads, thread_cap())))
+}
+
+# Validate a solver's `threads` argument and cap it, in a forked child
+# too.
+resolve_threads <- function(threads, arg = "threads") {
+  threads <- cap_threads(threads, arg)
+  if (threads > 1L && teams_before_fork()) {
+    if (is.null(.facloc$warned_fork)) {
+      .facloc$warned_fork <- TRUE
+      warning("facloc uses 1 thread in this forked child: the parent ran ",
+              "OpenMP threads before the fork, and they would hang here", call. = FALSE)
+    }
+    return(1L)
+  }
+  if (threads > 1L) .facloc$teams_by <- Sys.getpid()
+  threads
+}
+
+# Whether a process this one was forked from may have started an OpenMP
+# team (libgomp keeps its pool of threads, which the child lacks).
+teams_before_fork <- function() {
+  !is.null(.facloc$teams_by) && .facloc$teams_by != Sys.getpid()
 }

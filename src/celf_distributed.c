@@ -6,6 +6,7 @@
 #include "fl_state.h"
 #include "fl_heap.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 #include "fl_celf.h"
 
 /* Refresh heap h until its top is fresh for this round. */
@@ -44,15 +45,22 @@ int fl_solve_dc(const fl_problem *p, const fl_control *c, fl_result *res)
     hp[t] = &heaps[t];
   }
   int status = FL_OK;
+  /* Evaluations of the last round, which predict this one's: most rounds
+   * refresh a few tops, too little work to wake the team for (the heaps
+   * are refreshed the same, in any order, by any number of threads). */
+  double last = nheaps;
   for (int round = 0; round < c->k; round++) {
     if (fl_interrupted(c)) { status = FL_INTERRUPTED; break; }
     if (fl_reached(c, fl_state_objective(&s))) break;
     double evaluations = 0.0;
+    int team = fl_par_threads(nheaps, last * fl_gain_pairs(p), FL_PAR_MIN_PAIRS);
+    (void) team;
     /* Heaps are handed out by a loop, not by thread id, so every heap is
      * served even if the runtime grants fewer threads than asked. */
-FL_OMP(parallel for num_threads(nheaps) schedule(static, 1) reduction(+:evaluations))
+FL_OMP(parallel for num_threads(team) schedule(static, 1) reduction(+:evaluations))
     for (int t = 0; t < nheaps; t++) evaluations += refresh_top(&s, &heaps[t], round);
     s.evaluations += evaluations;
+    last = evaluations;
     int owner = -1;
     for (int t = 0; t < nheaps; t++)
       if (heaps[t].size > 0 &&

@@ -3,13 +3,14 @@
 #include "fl_celf.h"
 #include "fl_certify.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 
 int fl_celf_initial_gains(fl_state *s, fl_entry *entries)
 {
   int nopen = 0;
   for (int j = 0; j < s->p.m; j++)
     if (!s->chosen[j]) entries[nopen++].idx = j;
-FL_OMP(parallel for num_threads(s->threads) schedule(dynamic, 64))
+FL_OMP(parallel for num_threads(fl_par_threads(s->threads, nopen * fl_gain_pairs(&s->p), FL_PAR_MIN_PAIRS)) schedule(dynamic, 64))
   for (int t = 0; t < nopen; t++) {
     entries[t].key = fl_gain(&s->p, entries[t].idx, s->cover);
     entries[t].round = 0;

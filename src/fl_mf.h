@@ -122,6 +122,7 @@ struct fl_mf {
   fl_mf_heap *hs;
   fl_mf_heap *ts;        /* per thread, FL_TEAM_BATCH: the first evaluations */
   fl_barrier *bar;       /* one per group (nhpc) */
+  int nbar;              /* barriers initialised */
   fl_entry *entries;     /* heap storage, m */
   fl_entry *fresh;       /* nheaps x batch: fresh tops of the round */
   int *nfresh;

@@ -42,7 +42,7 @@ int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads)
     for (int c = 0; c < p->d; c++) t->org[c] += p->x[(size_t) i * p->d + c];
   for (int c = 0; c < p->d; c++) t->org[c] /= p->n;
   int rows = FL_TILE_CLIENTS, nx = (p->n + rows - 1) / rows, ny = same ? 0 : (p->m + rows - 1) / rows;
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, (double) (p->n + p->m) * p->d, FL_PAR_MIN_PAIRS)) schedule(dynamic, 1))
   for (int b = 0; b < nx + ny; b++) {
     int x = b < nx, r0 = (x ? b : b - nx) * rows, cnt = (x ? p->n : p->m) - r0;
     const double *pts = (x ? p->x : p->y) + (size_t) r0 * p->d;
@@ -87,7 +87,7 @@ int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W)
   fl_tiles t;
   if (fl_tiles_init(&t, p, threads) != FL_OK) return FL_ERR_NOMEM;
   t.cosine = cosine;
-FL_OMP(parallel num_threads(threads))
+FL_OMP(parallel num_threads(fl_par_threads(threads, (double) p->n * p->m, FL_PAR_MIN_PAIRS)))
   {
     double *yp = malloc(sizeof(double) * fl_tile_packed(mc, p->d));
     if (!yp) {
@@ -138,6 +138,12 @@ double fl_gain(const fl_problem *p, int j, const double *cover)
     if (diff > 0) g += w ? w[i] * diff : diff;
   }
   return g;
+}
+
+double fl_gain_pairs(const fl_problem *p)
+{
+  if (p->sp_p) return p->m > 0 ? (double) p->sp_p[p->m] / p->m : 0.0;
+  return (double) p->n;
 }
 
 void fl_cover_add(const fl_problem *p, int j, double *cover, int threads)

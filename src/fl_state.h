@@ -23,6 +23,8 @@ void fl_state_free(fl_state *s);
 /* Exact marginal gain of candidate j, summed in client order so every mode
  * gets the same bits for the same coverage. */
 double fl_gain(const fl_problem *p, int j, const double *cover);
+/* Similarities one fl_gain() reads on average: what it costs. */
+double fl_gain_pairs(const fl_problem *p);
 /* Similarity of client i to candidate j (points or dense view). */
 double fl_sim(const fl_problem *p, int i, int j);
 

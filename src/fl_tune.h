@@ -53,6 +53,14 @@
 #define FL_TILE_MAX_ROWS 64
 #define FL_TILE_CLIENTS 256
 
+/* A thread waiting at a group barrier (fl_barrier.c) spins
+ * FL_BARRIER_SPINS pauses (about 30 ns each on the test machine), then
+ * yields its core FL_BARRIER_YIELDS times, then sleeps: on cores of its
+ * own, waits the spins cover against, beside other work, cores taken
+ * from the thread it waits for. */
+#define FL_BARRIER_SPINS 2048
+#define FL_BARRIER_YIELDS 4
+
 /* -- Serial cut-offs: below them a parallel region costs more than it
  * saves (fl_par_threads() in fl_omp.h takes the work and one of these) -- */
 

@@ -8,6 +8,7 @@
 #include "fl_state.h"
 #include "fl_certify.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 
 int fl_solve_g(const fl_problem *p, const fl_control *c, fl_result *res)
 {
@@ -21,9 +22,12 @@ int fl_solve_g(const fl_problem *p, const fl_control *c, fl_result *res)
   }
   int status = FL_OK;
   for (int j = 0; j < p->m; j++) gain[j] = INFINITY;
+  /* A round evaluates every candidate: a tiny problem starts no team. */
+  int team = fl_par_threads(c->threads, (double) p->m * fl_gain_pairs(p), FL_PAR_MIN_PAIRS);
+  (void) team;
   for (int round = 0; round < c->k; round++) {
     if (fl_interrupted(c)) { status = FL_INTERRUPTED; break; }
-FL_OMP(parallel for num_threads(c->threads) schedule(static))
+FL_OMP(parallel for num_threads(team) schedule(static))
     for (int j = 0; j < p->m; j++)
       gain[j] = s.chosen[j] ? -1.0 : fl_gain(&s.p, j, s.cover);
     int best = -1, nopen = 0;

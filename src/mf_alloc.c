@@ -63,6 +63,7 @@ void fl_mf_free(fl_mf *r)
 {
   scratch_free(r->hs, r->nheaps);
   scratch_free(r->ts, r->c->threads);
+  for (int h = 0; h < r->nbar; h++) fl_barrier_destroy(&r->bar[h]);
   free(r->heaps); free(r->bar); free(r->entries);
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->keys); free(r->fine_round);
   free(r->settle_round); free(r->chosen);
@@ -122,8 +123,8 @@ int fl_mf_alloc(fl_mf *r)
   }
   for (size_t j = 0; j < m; j++) r->fine_round[j] = r->settle_round[j] = -1;
   r->refine = r->c->eps > 0;
+  for (r->nbar = 0; r->nbar < r->nheaps; r->nbar++) fl_barrier_init(&r->bar[r->nbar]);
   for (size_t h = 0; h < H; h++) {
-    fl_barrier_init(&r->bar[h]);
     size_t Q = (size_t) post;
     if (h == 0 && Q < FL_TEAM_BATCH) Q = FL_TEAM_BATCH;   /* fl_mf_team_gains */
     if (scratch_init(&r->hs[h], Q, nch, (size_t) r->cl.d) != FL_OK) return FL_ERR_NOMEM;

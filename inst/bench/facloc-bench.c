@@ -18,10 +18,11 @@
  *     (a pass's row: evaluations m, pairs n m, objective the gains' sum;
  *     a barrier's: n the episodes timed)
  *
- *   facloc-bench --fuzz ITER [--seed SEED]
- *     Runs ITER random small problems through every mode and checks the
- *     invariants listed at fuzz_one(); also injects allocation failures and
- *     interrupts.  Prints a summary; exit status 1 on any violation.
+ *   facloc-bench --fuzz ITER [--seed SEED] [--threads T]
+ *     Runs ITER random small problems through every mode, at 1 to T threads
+ *     (3 by default: more oversubscribe 2 cores, which exercises the waits
+ *     that sleep), and checks the invariants listed at fuzz_one(); also
+ *     injects allocation failures and interrupts.  Prints a summary; exit status 1 on any violation.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -319,6 +320,7 @@ typedef struct {
 } fuzz_stats;
 
 static fuzz_stats stats;
+static int fuzz_threads = 3;
 
 #define FAIL(...) do { \
     fprintf(stderr, "fuzz case %ld: ", stats.cases); \
@@ -658,7 +660,7 @@ static void check_reach(const instance *in)
 }
 
 /* Invariants checked on one random instance:
- *  1. every mode, threads 1..3: check_result();
+ *  1. every mode, threads 1..fuzz_threads: check_result();
  *  2. exact modes g, c, dc select exactly the same candidates for every
  *     thread count, from points and from the dense matrix;
  *  3. matrix-free modes with eps 0, tau 1 (any batch) select what g
@@ -686,7 +688,7 @@ static void fuzz_one(void)
   int have_dense = dense_view(&in, &dense);
   for (int mode = 0; mode < FL_MODE_COUNT; mode++) {
     int exact = mode <= FL_MODE_DC;
-    for (int threads = 1; threads <= 3; threads++) {
+    for (int threads = 1; threads <= fuzz_threads; threads++) {
       char what[64];
       c = default_control(mode, k, threads);
       if (!exact && rng_unif() < 0.5) make_exact(&c);
@@ -775,7 +777,7 @@ static void usage(void)
           "                    [--d D] [--k K] [--sigma S] [--clusters C] [--spread S]\n"
           "                    [--seed SEED] [--no-header] [--input FILE] [--reps R]\n"
           "                    [--exact] [--group-size M] [--pass] [--barrier]\n"
-          "       facloc-bench --fuzz ITER [--seed SEED]\n");
+          "       facloc-bench --fuzz ITER [--seed SEED] [--threads T]\n");
 }
 
 int main(int argc, char **argv)
@@ -811,7 +813,10 @@ int main(int argc, char **argv)
     else { usage(); return 2; }
   }
   rng_state = seed;
-  if (fuzz_iter > 0) return fuzz(fuzz_iter);
+  if (fuzz_iter > 0) {
+    if (o.threads > 1) fuzz_threads = o.threads;
+    return fuzz(fuzz_iter);
+  }
   if (o.threads < 1 || o.n < 1 || o.d < 1 || o.k < 1 || o.k > o.n || o.clusters < 1 ||
       !(o.sigma > 0) || o.reps < 1 || o.group_size < 0) {
     usage();

@@ -82,6 +82,8 @@ test_that("the cap is documented in ?facloc_threads", {
   expect_match(text, "OMP_THREAD_LIMIT", fixed = TRUE)
   expect_match(text, "OMP_NUM_THREADS", fixed = TRUE)
   expect_match(text, "_R_CHECK_LIMIT_CORES_", fixed = TRUE)
+  expect_match(text, "mclapply", fixed = TRUE)        # one thread in forked children
+  expect_match(text, "OMP_WAIT_POLICY", fixed = TRUE) # how to share the cores
 })
 
 # Set environment variables until the calling test ends (withr's
@@ -135,4 +137,58 @@ test_that("facloc_threads(n) sets the default used by the solvers", {
   expect_identical(facility_greedy(Xt, 2, mode = "g", sigma = sigma_t)$threads, 1L)
   facloc_threads(10^6)
   expect_identical(facloc_threads(), thread_cap())
+})
+
+test_that("forked children (mclapply) default to one thread unless told otherwise", {
+  skip_on_os("windows")   # no fork
+  # A fresh R, whose parent has run no OpenMP team before forking.
+  out <- run_child(c(
+    "Xt <- matrix(c(1:30, 3:32), 30)",
+    "in_child <- function(f) unlist(parallel::mclapply(1:2, function(i) f(), mc.cores = 2))",
+    "solve <- function(...) facility_greedy(Xt, 3, mode = 'g', sigma = 3, ...)$threads",
+    "two <- min(2L, facloc_threads())",
+    "old <- facloc_threads(2)   # a setting made in the parent is not inherited",
+    "cat('default', in_child(facloc_threads), in_child(solve), '\\n')",
+    # a setting made in the child, or a threads argument, is honoured
+    "cat('set', in_child(function() { facloc_threads(2); facloc_threads() }) == two, '\\n')",
+    "cat('argument', in_child(function() solve(threads = 2)) == two, '\\n')",
+    "cat('parent', facloc_threads() == two, '\\n')",
+    # once the parent ran a team, a child that asks for several gets 1 (libgomp would hang)
+    "invisible(solve(threads = 2))",
+    "cat('after', in_child(function() withCallingHandlers(solve(threads = 2),",
+    "  warning = function(w) { cat('warned\\n'); invokeRestart('muffleWarning') })), '\\n')"))
+  expect_identical(out$status, 0L)
+  expect_true("default 1 1 1 1 " %in% out$output, label = paste(out$output, collapse = "\n"))
+  expect_true("set TRUE TRUE " %in% out$output)
+  expect_true("argument TRUE TRUE " %in% out$output)
+  expect_true("parent TRUE " %in% out$output)
+  expect_true("after 1 1 " %in% out$output)
+  if (thread_cap() >= 2) expect_true("warned" %in% out$output)   # else nothing to refuse
+})
+
+test_that("answers are the same beside busy processes, at each thread count", {
+  # Busy children take the cores, so the solvers' waits run out of spins
+  # and sleep (fl_barrier.c); more threads than cores does so without them.
+  skip_on_os("windows")   # no fork
+  X <- facility_data("weak_cluster", n = 3000)
+  fields <- c("selected", "gains", "objective", "bound")
+  cores <- available_cores()
+  solve_all <- function() lapply(c("dc", "hpc", "nhpc"), function(mode)
+    lapply(unique(c(1, 2, cores + 2)), function(threads) {
+      problem <- facility_problem(X, 20)
+      out <- .Call(C_facloc_solve, problem,
+                   solver_control(facility_control(), mode, 30, threads, FALSE))
+      check_status(out$status)
+      out[fields]
+    }))
+  idle <- solve_all()
+  busy <- lapply(seq_len(cores), function(i) parallel::mcparallel({
+    stop_at <- Sys.time() + 20
+    while (Sys.time() < stop_at) NULL
+  }))
+  on.exit({
+    tools::pskill(vapply(busy, `[[`, 0L, "pid"))
+    suppressWarnings(parallel::mccollect(busy))   # killed: no results
+  }, add = TRUE)
+  expect_identical(solve_all(), idle)
 })
