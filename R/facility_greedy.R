@@ -188,7 +188,7 @@ facility_modes <- function(kind = NULL) {
 #'   \item{bound_online, bound_dual}{The online bound (the smallest over the
 #'     rounds) and the LP dual's best value; `Inf` where not computed. The
 #'     matrix-free modes end by refreshing the largest gain bounds exactly
-#'     (lazily, largest first) within the solve's own kernel evaluations:
+#'     (lazily, largest first) within half the solve's kernel evaluations:
 #'     where that makes the k largest all fresh, the online bound is
 #'     \eqn{f(S)} plus the k largest final gains.}
 #'   \item{bound_cap}{The cap, the clients' total weight (`NA` with a
@@ -448,10 +448,9 @@ check_cosine_call <- function(has_points, X, sigma, similarity, cl, mode) {
 #'   the whole solve. With 0 the exact modes still refresh the final gains
 #'   once (the online bound of the last round, exact); the matrix-free
 #'   modes refresh the largest gain bounds exactly, largest first, within
-#'   as many kernel evaluations as the solve made (a count, so the bound
-#'   does not depend on the machine's load; at most a quarter of a default
-#'   call's time on the presets), and with steps to take all of them
-#'   before the first step.
+#'   half as many kernel evaluations as the solve made (a count, so the
+#'   bound does not depend on the machine's load), and with steps to take
+#'   all of them before the first step.
 #' @return An object of class `facility_control`.
 #' @export
 #' @examples

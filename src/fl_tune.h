@@ -110,7 +110,7 @@
  * average.  A count, not a time, so the bound is the same on a busy
  * machine; kernel evaluations, not candidates, since an exact evaluation
  * costs several of the solve's coarse ones. */
-#define FL_BOUND_EFFORT 1.0
+#define FL_BOUND_EFFORT 0.5
 #define FL_REFINE_PER_PICK 8
 #define FL_REFINE_EXTRA 64
 
