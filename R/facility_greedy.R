@@ -68,9 +68,9 @@ facility_modes <- function(kind = NULL) {
 #' recommended packages with at least 100 complete rows, the presets at
 #' n = 4000 and six geometries unlike Gaussian blobs; 0.1 to 2 times the
 #' median-heuristic sigma; k = 5 to 100; 1 and 2 threads; 14,460 runs):
-#' median 1.000000 of greedy's f(S), 116 runs below 0.999, the worst
+#' median 1.000000 of greedy's f(S), 98 runs below 0.999, the worst
 #' 0.9941 (multivariate t points at twice the median sigma, `"hc"`); the
-#' presets at least 0.9992. Those figures were 0.999997, 5171 and 0.9713
+#' presets at least 0.9993. Those figures were 0.999997, 5171 and 0.9713
 #' before the rules were bounded. No pick has zero gain while another
 #' candidate gains more than about 1e-6 of the first pick's gain (the
 #' resolution of single-precision evaluations). Where the

@@ -320,6 +320,8 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
   /* floats, as thresh: an int flag in the loop kept GCC from vectorising it */
   const float skip_cold = cold != FL_COLD_NONE && thresh > 0 ? 1.0f : 0.0f;
   const float near_test = cold == FL_COLD_ALL ? 1.0f : 0.0f, thresh_f = (float) thresh;
+  /* the near-point test, an estimate, skips no leaf bounded above this */
+  const float near_cap = (float) (FL_DROP_CAP * thresh);
   float *ps = plan_scratch(cl);
   const float *cp2 = skip_cold > 0 ? owner_distances(cl, cand, ps) : df;
   const float *own2 = cl->own2f, *side2 = cl->side2f;
@@ -347,7 +349,8 @@ static inline FL_INLINE double plan(const fl_clusters *cl, const fl_cand *cand, 
     float own_gap = dist * dist - own2[k];
     int beyond = (own_gap >= 0) & (own_gap * own_gap >= side2[k] * cp2[oslot[k]]) &
       (dist > rad[k]);
-    int covered = (skip_cold > 0) & (((near_test > 0) & (-near2 * inv2s2 <= v.lnmin[k])) | beyond);
+    int near = (near_test > 0) & (-near2 * inv2s2 <= v.lnmin[k]) & (bf <= near_cap);
+    int covered = (skip_cold > 0) & (near | beyond);
     /* the first evaluations visit the leaves whose ball holds the
      * candidate instead of testing bounds (see above); & and |: no
      * branches */

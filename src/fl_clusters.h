@@ -169,7 +169,8 @@ typedef enum {
  * leaf's ball; and with FL_COLD_ALL those whose coverage minimum is at
  * least the similarity of yc to a point FL_COLD_SD standard deviations of
  * the cluster's spread nearer to yc than its typical client (squared
- * distance dist^2 + rms2 - reach2 dist, the near-point test).  In high
+ * distance dist^2 + rms2 - reach2 dist, the near-point test), unless their
+ * bound exceeds FL_DROP_CAP thresh, as for the gain estimate.  In high
  * dimension no client comes that near to yc, or crosses to its side of the
  * bisector, so every client is covered better than yc could cover it.
  * Last, with cold tests, clusters whose estimated gain is below

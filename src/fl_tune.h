@@ -171,8 +171,9 @@
 /* The same fraction where the dropped leaves' estimates are added to the
  * key (coarse evaluations, the picks evaluated finely). */
 #define FL_GUESS_GAIN_FRACTION 0.1
-/* The gain estimate drops no leaf whose bound exceeds FL_DROP_CAP times
- * the skip threshold: what one dropped leaf can hide is at most that
+/* The gain estimate and the near-point test (fl_clusters_plan) drop no
+ * leaf whose bound exceeds FL_DROP_CAP times the skip threshold: what one
+ * dropped leaf can hide is at most that
  * (half the last gain at eps = 0.05).  The estimate takes a leaf's offsets
  * as normal, which grids, repeated rows and leaves of a few clients are
  * not.  Chosen on the presets (the cost at sigma = 20); smaller, more
