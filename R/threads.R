@@ -48,11 +48,12 @@
 #' cores are busy with other work, start R with `OMP_WAIT_POLICY=passive`
 #' in its environment (`OMP_WAIT_POLICY=passive R`, or exported by the
 #' shell: `~/.Renviron` is read too late), or use fewer threads. On the
-#' package's 2-core test machine, shared with other builds, beside a second
-#' R solving `"medium"` at 2 threads: `"nhpc"` on `"medium"` at `sigma =
-#' 20` took 9.4 times as long at 2 threads as at 1 with the default wait
-#' policy and 1.3 times with `OMP_WAIT_POLICY=passive`; [dpmeans()] on 1e5
-#' points 3.1 and 1.0 times (`inst/bench/under-load.sh`).
+#' package's 2-core test machine, otherwise idle, beside a second R
+#' solving `"medium"` at 2 threads: `"nhpc"` on `"medium"` at `sigma = 20`
+#' took 24 times as long at 2 threads as at 1 with the default wait policy
+#' and 2.3 times with `OMP_WAIT_POLICY=passive`; [dpmeans()] on 1e5 points
+#' 1.5 and 0.94 times (`inst/bench/under-load.sh`). Alone, 2 threads took
+#' 0.57 to 0.86 times as long as 1.
 #'
 #' @param n A whole number of threads (at least 1), or `NULL` for the
 #'   automatic default. Missing: just report the current default.
