@@ -135,10 +135,12 @@ void fl_clusters_reach(const fl_clusters *cl, const fl_cand *cand, double *hw, d
 
 /* Most candidates fl_clusters_chunk_gains and fl_clusters_distances take at
  * once: the kernel (fl_gain_dot_f) computes the squared distances as |x|^2
- * + |y|^2 - 2 x.y, one multiply-add per coordinate, for four candidates
- * from one load of each coordinate of the clients (measured:
+ * + |y|^2 - 2 x.y, one multiply-add per coordinate, four candidates from
+ * one load of each coordinate of the clients, and up to 16 in one call,
+ * so the chunk stays in the core's caches while they all read it (at d =
+ * 384 its columns outgrow L1: 19% faster than 4, same bits; measured:
  * inst/bench/results/tunables.md, FL_DOT_BATCH). */
-#define FL_DOT_BATCH 4
+#define FL_DOT_BATCH 16
 
 /* Fill *cand for candidate yc, its offset into yo (d floats). */
 void fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo, fl_cand *cand);

@@ -149,45 +149,49 @@ FL_COLS_ATTR void nearest_two(const float *pts, const float *cols, int K, int d,
 #endif
 
 /* The exponents e[q][j] = (xn_j + yn_q - 2 x_j.y_q) inv2s2 of Q candidates
- * y[q] and the clients of nvec vectors (1 or 2: one load of each
- * coordinate's clients for all Q), e rows erow apart, negative ones
- * (rounding) taken as 0.  Q, nvec and erow are constants where it is
- * inlined. */
+ * y[q] and the clients of nvec vectors (1, 2 or 4, Q nvec <= 8: one load
+ * of each coordinate's clients for all Q), e rows erow apart, negative
+ * ones (rounding) taken as 0.  Q, nvec and erow are constants where it is
+ * inlined.  Each lane sums its even and its odd coordinates apart, so a
+ * client's exponent has the same bits whatever Q and nvec. */
 #if defined(__GNUC__)
 static inline FL_INLINE void dot_block(const float *c, int stride, int nvec, int Q,
                                        const float *const *y, const float *yn,
                                        const float *xn, int d, float inv2s2, float *e,
                                        size_t erow)
 {
-  /* unrolled, so the sums stay in registers; even and odd coordinates
-   * apart, so that one candidate alone has four chains of sums */
-  fl_fv a[4][2][2];
+  /* unrolled, so the sums stay in registers: Q nvec times two chains */
+  fl_fv a[4][4][2];
 #pragma GCC unroll 4
-  for (int q = 0; q < Q; q++) a[q][0][0] = a[q][0][1] = a[q][1][0] = a[q][1][1] = (fl_fv) { 0 };
+  for (int q = 0; q < Q; q++)
+#pragma GCC unroll 4
+    for (int v = 0; v < nvec; v++) a[q][v][0] = a[q][v][1] = (fl_fv) { 0 };
   int t = 0;
   for (; t + 2 <= d; t += 2, c += 2 * (size_t) stride) {
 #pragma GCC unroll 2
     for (int p = 0; p < 2; p++) {
-      fl_fv x0 = loadv(c + p * stride), x1 = nvec > 1 ? loadv(c + p * stride + FL_VF) : x0;
+      fl_fv x[4];
+#pragma GCC unroll 4
+      for (int v = 0; v < nvec; v++) x[v] = loadv(c + p * stride + v * FL_VF);
 #pragma GCC unroll 4
       for (int q = 0; q < Q; q++) {
         float yt = y[q][t + p];
-        a[q][0][p] += x0 * yt;
-        if (nvec > 1) a[q][1][p] += x1 * yt;
+#pragma GCC unroll 4
+        for (int v = 0; v < nvec; v++) a[q][v][p] += x[v] * yt;
       }
     }
   }
   if (t < d) {
-    fl_fv x0 = loadv(c), x1 = nvec > 1 ? loadv(c + FL_VF) : x0;
 #pragma GCC unroll 4
-    for (int q = 0; q < Q; q++) {
-      a[q][0][0] += x0 * y[q][t];
-      if (nvec > 1) a[q][1][0] += x1 * y[q][t];
+    for (int v = 0; v < nvec; v++) {
+      fl_fv x = loadv(c + v * FL_VF);
+#pragma GCC unroll 4
+      for (int q = 0; q < Q; q++) a[q][v][0] += x * y[q][t];
     }
   }
 #pragma GCC unroll 4
   for (int q = 0; q < Q; q++)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < nvec; v++) {
       fl_fv x = (loadv(xn + v * FL_VF) + yn[q] - 2.0f * (a[q][v][0] + a[q][v][1])) * inv2s2;
       storev(e + q * erow + v * FL_VF, (fl_fv) ((fl_i32v) x & (x > 0.0f)));
@@ -257,14 +261,17 @@ static inline FL_INLINE double lane_sum(const fl_dv *v)
 }
 #endif
 
-/* dot_block() over cnt points, two vectors at a time, then one, in whole
- * vectors (points up to the next multiple of FL_COLS_PAD): returns that
+/* dot_block() over cnt points, four vectors at a time for one or two
+ * candidates, then two, then one, in whole vectors (points up to the next multiple of FL_COLS_PAD): returns that
  * count. */
 static inline FL_INLINE int dot_rows(const float *cols, int stride, int cnt, int Q,
                                      const float *const *y, const float *yn, const float *xn,
                                      int d, float inv2s2, float *e, size_t erow)
 {
   int nv = (cnt + FL_COLS_PAD - 1) / FL_COLS_PAD * FL_COLS_PAD, j = 0;
+  if (Q <= 2)   /* a lone candidate's four chains left the FMA units idle */
+    for (; j + 4 * FL_VF <= nv; j += 4 * FL_VF)
+      dot_block(cols + j, stride, 4, Q, y, yn, xn + j, d, inv2s2, e + j, erow);
   for (; j + 2 * FL_VF <= nv; j += 2 * FL_VF)
     dot_block(cols + j, stride, 2, Q, y, yn, xn + j, d, inv2s2, e + j, erow);
   for (; j < nv; j += FL_VF)

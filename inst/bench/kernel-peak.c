@@ -11,7 +11,11 @@
  * the pass before the tiled kernel), by fl_rbf_rows() (the matrix-free
  * modes' block kernel, one candidate against a run of clients) and by
  * fl_rbf_tile(); then one exhaustive pass of gains, fl_gain() pair by
- * pair (the former fl_pass_gains()) against fl_pass_gains().  Prints
+ * pair (the former fl_pass_gains()) against fl_pass_gains(); and the
+ * matrix-free modes' gain kernel, fl_gain_dot_f() (single precision,
+ * clients by coordinate in chunks of FL_CHUNK), one candidate a call (a
+ * lone re-evaluation) and FL_DOT_BATCH a call (first evaluations), its
+ * share of the single-precision peak (twice the double one).  Prints
  * CSV; the largest difference between the kernels' similarities, and
  * whether every point's similarity to itself is 1, go to the comments. */
 #include <math.h>
@@ -24,6 +28,7 @@
 #include "fl_pass.h"
 #include "fl_state.h"
 #include "fl_tune.h"
+#include "fl_clusters.h"
 
 #define CHAINS 12
 
@@ -133,6 +138,58 @@ static double time_pass(const fl_problem *p, double *gain)
   return now() - t0;
 }
 
+
+/* Every candidate's gain by fl_gain_dot_f(), nq candidates a call, over
+ * the clients in chunks of FL_CHUNK stored by coordinate in single
+ * precision (as the matrix-free layout stores them), nothing covered. */
+static double time_gain_dot(const fl_problem *p, int nq, double *gain)
+{
+  const int n = p->n, d = p->d, nch = (n + FL_CHUNK - 1) / FL_CHUNK;
+  float *cols = calloc((size_t) nch * FL_CHUNK * d + FL_COLS_PAD, sizeof(float));
+  float *xn = calloc((size_t) nch * FL_CHUNK + FL_COLS_PAD, sizeof(float));
+  float *yf = malloc(sizeof(float) * (size_t) p->m * d), *yn = malloc(sizeof(float) * p->m);
+  double *w = calloc((size_t) nch * FL_CHUNK + FL_COLS_PAD, sizeof(double));
+  double *cover = calloc((size_t) nch * FL_CHUNK + FL_COLS_PAD, sizeof(double));
+  for (int i = 0; i < n; i++) {
+    int c = i / FL_CHUNK, at = i % FL_CHUNK, len = n - c * FL_CHUNK < FL_CHUNK ? n - c * FL_CHUNK : FL_CHUNK;
+    double norm = 0.0;
+    for (int t = 0; t < d; t++) {
+      float v = (float) p->x[(size_t) i * d + t];
+      cols[(size_t) c * FL_CHUNK * d + (size_t) t * len + at] = v;
+      norm += (double) v * v;
+    }
+    xn[i] = (float) norm;
+    w[i] = 1.0;
+  }
+  for (int j = 0; j < p->m; j++) {
+    double norm = 0.0;
+    for (int t = 0; t < d; t++) {
+      yf[(size_t) j * d + t] = (float) p->y[(size_t) j * d + t];
+      norm += (double) yf[(size_t) j * d + t] * yf[(size_t) j * d + t];
+    }
+    yn[j] = (float) norm;
+  }
+  double t0 = now();
+  for (int j0 = 0; j0 < p->m; j0 += nq) {
+    int cnt = p->m - j0 < nq ? p->m - j0 : nq;
+    const float *y[FL_DOT_BATCH];
+    double g[FL_DOT_BATCH], mass[FL_DOT_BATCH];
+    for (int q = 0; q < cnt; q++) {
+      y[q] = yf + (size_t) (j0 + q) * d;
+      gain[j0 + q] = 0.0;
+    }
+    for (int c = 0; c < nch; c++) {
+      int lo = c * FL_CHUNK, len = n - lo < FL_CHUNK ? n - lo : FL_CHUNK;
+      fl_gain_dot_f(cols + (size_t) lo * d, len, len, cnt, y, yn + j0, xn + lo, d,
+                    (float) p->inv2s2, w + lo, cover + lo, g, mass);
+      for (int q = 0; q < cnt; q++) gain[j0 + q] += g[q];
+    }
+  }
+  double t = now() - t0;
+  free(cols); free(xn); free(yf); free(yn); free(w); free(cover);
+  return t;
+}
+
 static double max_diff(const double *a, const double *b, size_t len)
 {
   double m = 0.0;
@@ -168,25 +225,30 @@ int main(int argc, char **argv)
     double *W0 = malloc(sizeof(double) * (size_t) n * n), *W1 = malloc(sizeof(double) * (size_t) n * n);
     double *g0 = malloc(sizeof(double) * n), *g1 = malloc(sizeof(double) * n);
     const char *names[] = { "pairwise fl_rbf", "rows fl_rbf_rows", "tile fl_rbf_tile",
-                            "pass pairwise fl_gain", "pass tiled fl_pass_gains" };
-    double best[5] = { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY };
+                            "pass pairwise fl_gain", "pass tiled fl_pass_gains",
+                            "gain fl_gain_dot_f 1", "gain fl_gain_dot_f batch" };
+    double best[7] = { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY };
+    double *g2 = malloc(sizeof(double) * n);
     for (int r = 0; r < reps; r++) {
       best[0] = fmin(best[0], time_pairwise(&p, W0));
       best[1] = fmin(best[1], time_rows(&p, W1));
       best[2] = fmin(best[2], time_tile(&p, W1));
       best[3] = fmin(best[3], time_pass_pairwise(&p, g0));
       best[4] = fmin(best[4], time_pass(&p, g1));
+      best[5] = fmin(best[5], time_gain_dot(&p, 1, g2));
+      best[6] = fmin(best[6], time_gain_dot(&p, FL_DOT_BATCH, g2));
     }
     double flops = 2.0 * n * (double) n * d;
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 7; k++)
       printf("%d,%d,%s,%.4f,%.2f,%.3f\n", d, n, names[k], best[k], flops / best[k] * 1e-9,
-             flops / best[k] * 1e-9 / peak);
+             flops / best[k] * 1e-9 / (k >= 5 ? 2.0 * peak : peak));   /* floats: twice the lanes */
     int diag = 1;
     for (int i = 0; i < n; i++) diag &= W1[(size_t) i * n + i] == 1.0;
     printf("# d %d: tile vs pairwise max |diff| %.3g; pass gains max rel diff %.3g; "
-           "diagonal exactly 1: %s\n", d, max_diff(W0, W1, (size_t) n * n),
-           max_diff(g0, g1, n) / g0[0], diag ? "yes" : "no");
-    free(x); free(W0); free(W1); free(g0); free(g1);
+           "single-precision gains max rel diff %.3g; diagonal exactly 1: %s\n", d,
+           max_diff(W0, W1, (size_t) n * n), max_diff(g0, g1, n) / g0[0],
+           max_diff(g0, g2, n) / g0[0], diag ? "yes" : "no");
+    free(x); free(W0); free(W1); free(g0); free(g1); free(g2);
   }
   return 0;
 }
