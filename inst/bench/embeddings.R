@@ -1,0 +1,80 @@
+# Facility location on embedding-like data (issue 57): unit-length points
+# in d = 128, 384 and 1024 dimensions, the median-heuristic sigma, k = 100
+# and 1000.  Per dimension: one exhaustive pass at 2 threads
+# (facility_pass_time()); then per k the exact greedy ("dc", 1 thread: the
+# reference f(S)), "nhpc" at 1 thread and the default call at 2 threads,
+# each with its time, share of the pass, evaluations, pairs (and their
+# share of n^2), quality against exact greedy, and GFLOP/s (2 d flops a
+# pair).  Prints whether apricot is importable from Python (it is timed
+# only there; the machine of 2026-12-06 has no apricot).
+#
+#   Rscript inst/bench/embeddings.R [outdir] [n] [dims] [ks]
+#
+# The points: 50 centres on the unit sphere, cluster sizes drawn from a
+# Dirichlet(1) (uneven, as topics are), each point its centre plus
+# isotropic noise of the same norm, normalised to unit length; pairs in
+# one cluster are at cosine about 0.5, across clusters about 0.  Not the
+# package's facility_data(): its presets are not unit vectors.
+# Timings mean something only on a quiet machine: check `uptime` first.
+# About 6 minutes on 2 cores at n = 10000.
+args <- commandArgs(trailingOnly = TRUE)
+outdir <- if (length(args) >= 1) args[1] else file.path("inst", "bench", "results")
+n <- if (length(args) >= 2) as.integer(args[2]) else 10000L
+dims <- if (length(args) >= 3) as.integer(strsplit(args[3], ",")[[1]]) else c(128L, 384L, 1024L)
+ks <- if (length(args) >= 4) as.integer(strsplit(args[4], ",")[[1]]) else c(100L, 1000L)
+here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
+source(file.path(here, "machine.R"))
+library_facloc()
+dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
+
+unit_rows <- function(X) X / sqrt(rowSums(X^2))
+
+embedding_points <- function(n, d, centres = 50) {
+  set.seed(57 + d)
+  C <- unit_rows(matrix(rnorm(centres * d), centres))
+  share <- rexp(centres)
+  id <- sample(centres, n, replace = TRUE, prob = share / sum(share))
+  unit_rows(C[id, ] + unit_rows(matrix(rnorm(n * d), n)))
+}
+
+timed_fit <- function(X, k, mode, threads, sigma) {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- facility_greedy(X, k, mode = mode, sigma = sigma, threads = threads)
+  list(fit = fit, seconds = proc.time()[["elapsed"]] - t0)
+}
+
+one_dimension <- function(d) {
+  X <- embedding_points(n, d)
+  sigma <- facility_sigma(X)
+  pass <- as.numeric(facility_pass_time(X, sigma = sigma, threads = 2))
+  rows <- list()
+  for (k in ks) {
+    runs <- list(exact_1 = timed_fit(X, k, "dc", 1, sigma),
+                 nhpc_1 = timed_fit(X, k, "nhpc", 1, sigma),
+                 default_2 = timed_fit(X, k, NULL, 2, sigma))
+    best <- runs$exact_1$fit$objective
+    for (case in names(runs)) {
+      r <- runs[[case]]
+      rows[[length(rows) + 1]] <- data.frame(
+        n = n, d = d, k = k, sigma = sigma, case = case, mode = r$fit$mode,
+        threads = r$fit$threads, seconds = r$seconds, pass_seconds_2 = pass,
+        share_of_pass = r$seconds / pass, evaluations = r$fit$evaluations,
+        pairs = r$fit$pairs, pairs_share = r$fit$pairs / (as.numeric(n) * n),
+        quality = r$fit$objective / best, gflops = 2 * d * r$fit$pairs / r$seconds / 1e9,
+        objective = r$fit$objective)
+    }
+    cat(sprintf("d %d k %d done (pass %.2f s)\n", d, k, pass))
+  }
+  do.call(rbind, rows)
+}
+
+apricot <- tryCatch(system2("python3", c("-c", shQuote("import apricot")), stdout = FALSE,
+                            stderr = FALSE), error = function(e) 1L)
+cat(sprintf("apricot importable from python3: %s\n", if (apricot == 0) "yes" else "no"))
+rows <- do.call(rbind, lapply(dims, one_dimension))
+print(rows, digits = 4)
+write.csv(rows, file.path(outdir, "embeddings.csv"), row.names = FALSE)
+m <- write_machine(file.path(outdir, "embeddings-machine.txt"))
+cat(sprintf("load after: %s\napricot importable: %s\n",
+            paste(readLines("/proc/loadavg"), collapse = " "), if (apricot == 0) "yes" else "no"),
+    file = file.path(outdir, "embeddings-machine.txt"), append = TRUE)
