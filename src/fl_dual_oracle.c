@@ -9,7 +9,7 @@
  * the first-level cache while the columns stream by. */
 #define FL_DUAL_BLOCK 1024
 
-static double dense_value(const double *restrict col, const double *restrict u,
+FL_CLONES static double dense_value(const double *restrict col, const double *restrict u,
                           const double *restrict a, int n)
 {
   double s = 0.0;
