@@ -5,10 +5,6 @@
 #include "fl_omp.h"
 #include "fl_tune.h"
 
-/* Clients per block of the top-two pass: the block's m1 and m2 stay in
- * the first-level cache while the columns stream by. */
-#define FL_DUAL_BLOCK 1024
-
 static double dense_value(const double *restrict col, const double *restrict u,
                           const double *restrict a, int n)
 {

@@ -163,9 +163,6 @@ SEXP facloc_point_rows(SEXP X, SEXP threads)
   return out;
 }
 
-/* Values checked at a time by all_finite_real(). */
-#define FL_FINITE_BLOCK 4096
-
 /* Whether v[0..len-1] are all finite.  v - v is 0 for a finite value and
  * NaN for NA, NaN and +-Inf, so a block's sum is 0 exactly when the block
  * is finite, in any order of summation: the loop vectorises, where
