@@ -213,9 +213,5 @@ SEXP facloc_modes(void)
 
 SEXP facloc_has_openmp(void)
 {
-#ifdef _OPENMP
-  return Rf_ScalarLogical(TRUE);
-#else
-  return Rf_ScalarLogical(FALSE);
-#endif
+  return Rf_ScalarLogical(FL_HAVE_OMP ? TRUE : FALSE);
 }
