@@ -63,7 +63,7 @@ objective_all <- function(problem, input, threads, needed) {
   if (input$source == "dist" || (input$source == "points" && is.null(problem$y)))
     return(if (is.null(problem$weight)) as.double(problem$n) else sum(problem$weight))
   if (input$source == "points" && !needed) return(NA_real_)
-  problem$initial <- NULL
+  problem["initial"] <- list(NULL)   # the field stays: C requires every field
   out <- .Call(C_facloc_objective, problem, seq_len(problem$m) - 1L, threads)
   check_status(out$status, "facility_greedy(coverage = )")
   out$objective

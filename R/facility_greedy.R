@@ -533,7 +533,8 @@ group_size <- function(control, threads) {
 }
 
 # Validate the instance and lay it out for C: points transposed to d x n so
-# each point is contiguous, indices 0-based.
+# each point is contiguous, indices 0-based.  C reads every field by name and
+# errors on a missing one (src/r_util.h): keep NULL fields in the list.
 facility_problem <- function(X, sigma, threads = 1L, similarity = NULL, candidates = NULL,
                              weights = NULL, initial = NULL) {
   x <- y <- sim <- NULL
@@ -578,7 +579,8 @@ facility_problem <- function(X, sigma, threads = 1L, similarity = NULL, candidat
        sp_i = if (!is.null(sparse)) sparse@i, sp_x = if (!is.null(sparse)) sparse@x,
        sigma = sigma,
        weight = if (!is.null(weights)) check_weights(weights, n, "weights"),
-       initial = if (length(initial)) check_indices(initial, m, "initial") - 1L)
+       initial = if (length(initial)) check_indices(initial, m, "initial") - 1L,
+       cost = NULL, budget = NULL)   # add_budget() sets them
 }
 
 check_similarity <- function(similarity, arg = "similarity") {

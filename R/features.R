@@ -1,17 +1,19 @@
 # The optional features of facility_greedy(): which modes honour them, the
 # sparse similarity and the budget.
 
-# Modes that honour each feature that not every mode does.  Candidates,
-# weights and initial facilities are honoured by every mode.
-feature_modes <- list(
-  similarity = c("g", "c", "dc", "stochastic"),
-  budget = c("g", "c", "dc")
-)
+# Modes that honour each feature that not every mode does, by their kind
+# in the C table (facility_modes()).  Candidates, weights and initial
+# facilities are honoured by every mode.
+feature_modes <- function(feature) {
+  switch(feature,
+         similarity = facility_modes(c("exact", "sampled")),
+         budget = facility_modes("exact"))
+}
 
 # A classed error for an argument the mode cannot honour, naming the modes
 # that can.
 abort_unsupported <- function(arg, mode, feature) {
-  modes <- feature_modes[[feature]]
+  modes <- feature_modes(feature)
   facloc_abort(sprintf("`%s` is not supported by mode \"%s\"; use one of the modes %s",
                        arg, mode, paste0("\"", modes, "\"", collapse = ", ")),
                "facloc_error_unsupported", arg = arg, mode = mode, modes = modes)
@@ -24,10 +26,10 @@ from_similarity <- function(problem) {
 }
 
 check_features <- function(mode, problem, cost, budget) {
-  if (from_similarity(problem) && !(mode %in% feature_modes$similarity))
+  if (from_similarity(problem) && !(mode %in% feature_modes("similarity")))
     abort_unsupported("similarity", mode, "similarity")
   budget_arg <- if (!is.null(budget)) "budget" else if (!is.null(cost)) "cost"
-  if (!is.null(budget_arg) && !(mode %in% feature_modes$budget))
+  if (!is.null(budget_arg) && !(mode %in% feature_modes("budget")))
     abort_unsupported(budget_arg, mode, "budget")
   invisible(TRUE)
 }

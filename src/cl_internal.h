@@ -93,7 +93,6 @@ void fl_cl_single_precision_centers(fl_clusters *cl);
 void fl_cl_single_precision_chunk(fl_clusters *cl, int ch);
 void fl_cl_single_precision_chunks(fl_clusters *cl);
 void fl_cl_leaf_floats(fl_clusters *cl, int k);
-int fl_cl_open_initial(fl_clusters *cl, const fl_problem *p);
 
 /* fl_kernel_leaves.c */
 /* v[i] = sqrt(v[i]) for n values >= 0. */

@@ -1,7 +1,7 @@
 /* The cluster summaries the bounds read: each leaf's spread along its
  * bisector planes (bisector_spreads), the single-precision copies of
  * the centers, clients and per-leaf arrays, and the coverage of the
- * picks and the initial facilities (fl_clusters_own, open_initial). */
+ * picks and the initial facilities (fl_clusters_own). */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -226,43 +226,4 @@ void fl_clusters_own(fl_clusters *cl, const int *idx, int np)
     for (int t = 0; t < d; t++) cl->ownf[(size_t) t * K + s] = (float) (yp[t] - cl->org[t]);
     cl->slot[owners[s]] = -1;
   }
-}
-
-/* Run the post-selection work on every chunk (parallel over chunks). */
-static double post_all(fl_clusters *cl, const fl_cand *pick, int npick,
-                       const unsigned char *skip, int cover, int summary)
-{
-  double pairs = 0.0;
-FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8) reduction(+:pairs))
-  for (int ch = 0; ch < cl->nchunks; ch++)
-    pairs += fl_clusters_post_chunk(cl, ch, pick, npick, skip, NULL, cover, summary,
-                                    fl_thread_id());
-  return pairs;
-}
-
-/* Coverage of the initial facilities, then summaries (and pruning). */
-int fl_cl_open_initial(fl_clusters *cl, const fl_problem *p)
-{
-  fl_cand pick[FL_INIT_BATCH];
-  unsigned char *skip = malloc((size_t) FL_INIT_BATCH * cl->K);
-  double *hw = malloc((size_t) (FL_INIT_BATCH + 1) * cl->K * sizeof(double));
-  float *yo = malloc((size_t) FL_INIT_BATCH * cl->d * sizeof(float));
-  if (!skip || !hw || !yo) { free(skip); free(hw); free(yo); return FL_ERR_NOMEM; }
-  double *d2 = hw + (size_t) FL_INIT_BATCH * cl->K;
-  cl->pairs += post_all(cl, NULL, 0, NULL, 0, 1);
-  fl_clusters_reduce(cl);
-  for (int t0 = 0; t0 < p->ninitial; t0 += FL_INIT_BATCH) {
-    int np = p->ninitial - t0 < FL_INIT_BATCH ? p->ninitial - t0 : FL_INIT_BATCH;
-    for (int q = 0; q < np; q++) {
-      fl_clusters_offset(cl, cl->y + (size_t) p->initial[t0 + q] * cl->d, yo + (size_t) q * cl->d,
-                         &pick[q]);
-      fl_clusters_reach(cl, &pick[q], hw + (size_t) q * cl->K, d2);
-    }
-    fl_clusters_skip_table(cl, hw, np, skip);
-    cl->pairs += post_all(cl, pick, np, skip, 1, 1);
-    fl_clusters_reduce(cl);
-    fl_clusters_own(cl, p->initial + t0, np);
-  }
-  free(skip); free(hw); free(yo);
-  return FL_OK;
 }

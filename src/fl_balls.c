@@ -7,10 +7,7 @@
 #include "fl_kernel.h"
 #include "fl_omp.h"
 #include "kmeans.h"
-
-/* k-means runs on at most this many points; the balls only need compact
- * groups, not converged ones, and every point joins its nearest centre. */
-#define FL_BALLS_SAMPLE 20000
+#include "fl_tune.h"
 
 double fl_balls_bytes(int n, int d, int nball, int threads)
 {

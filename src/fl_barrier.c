@@ -6,7 +6,7 @@
 #include "fl_barrier.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
-#ifdef _OPENMP
+#if FL_HAVE_OMP
 #ifdef _WIN32
 #include <windows.h>
 #else
@@ -34,7 +34,7 @@ void fl_barrier_init(fl_barrier *b)
   b->count = 0;
   b->sense = 0;
   b->sleepers = 0;
-#if defined(_OPENMP) && FL_BARRIER_CONDVAR
+#if FL_HAVE_OMP && FL_BARRIER_CONDVAR
   pthread_mutex_init(&b->mutex, NULL);
   pthread_cond_init(&b->cond, NULL);
 #endif
@@ -42,7 +42,7 @@ void fl_barrier_init(fl_barrier *b)
 
 void fl_barrier_destroy(fl_barrier *b)
 {
-#if defined(_OPENMP) && FL_BARRIER_CONDVAR
+#if FL_HAVE_OMP && FL_BARRIER_CONDVAR
   pthread_mutex_destroy(&b->mutex);
   pthread_cond_destroy(&b->cond);
 #else
@@ -50,7 +50,7 @@ void fl_barrier_destroy(fl_barrier *b)
 #endif
 }
 
-#ifdef _OPENMP
+#if FL_HAVE_OMP
 /* Tell the core we spin: it then runs the loop slowly, sparing power and
  * the memory bus. */
 static inline void cpu_pause(void)
@@ -73,10 +73,7 @@ static void yield_core(void)
 
 static int sense_of(fl_barrier *b)
 {
-  int now;
-#pragma omp atomic read seq_cst
-  now = b->sense;
-  return now;
+  return fl_atomic_read(&b->sense);
 }
 
 /* Sleep until the sense leaves `old`.  The sleeper counts itself before
@@ -85,8 +82,7 @@ static int sense_of(fl_barrier *b)
  * the releaser sees a sleeper and wakes it. */
 static void sleep_while(fl_barrier *b, int old)
 {
-#pragma omp atomic update seq_cst
-  b->sleepers++;
+  fl_atomic_add(&b->sleepers, 1);
 #if FL_BARRIER_FUTEX
   while (sense_of(b) == old)   /* the kernel sleeps only while it is old */
     syscall(SYS_futex, &b->sense, FUTEX_WAIT_PRIVATE, old, NULL, NULL, 0);
@@ -97,16 +93,12 @@ static void sleep_while(fl_barrier *b, int old)
 #else
   while (sense_of(b) == old) yield_core();
 #endif
-#pragma omp atomic update seq_cst
-  b->sleepers--;
+  fl_atomic_add(&b->sleepers, -1);
 }
 
 static void wake_sleepers(fl_barrier *b)
 {
-  int sleepers;
-#pragma omp atomic read seq_cst
-  sleepers = b->sleepers;
-  if (sleepers == 0) return;
+  if (fl_atomic_read(&b->sleepers) == 0) return;
 #if FL_BARRIER_FUTEX
   syscall(SYS_futex, &b->sense, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 #elif FL_BARRIER_CONDVAR
@@ -134,24 +126,18 @@ static void wait_release(fl_barrier *b, int release)
 void fl_barrier_wait(fl_barrier *b, int nthreads)
 {
   if (nthreads <= 1) return;
-#ifdef _OPENMP
-  int sense, arrived;
+#if FL_HAVE_OMP
   /* The sense cannot flip before this thread arrives, so reading it first
    * tells which value releases this episode. */
-  sense = sense_of(b);
-  int release = !sense;
-#pragma omp atomic capture seq_cst
-  arrived = ++b->count;
-  if (arrived == nthreads) {
-#pragma omp atomic write seq_cst
-    b->count = 0;
-#pragma omp atomic write seq_cst
-    b->sense = release;
+  int release = !sense_of(b);
+  if (fl_atomic_inc_fetch(&b->count) == nthreads) {
+    fl_atomic_write(&b->count, 0);
+    fl_atomic_write(&b->sense, release);
     wake_sleepers(b);
   } else {
     wait_release(b, release);
   }
-#pragma omp flush
+  fl_flush();
 #else
   (void) b;
 #endif

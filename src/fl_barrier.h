@@ -21,7 +21,7 @@
 #define FL_BARRIER_CONDVAR 0
 #endif
 
-#if defined(_OPENMP) && FL_BARRIER_CONDVAR
+#if FL_HAVE_OMP && FL_BARRIER_CONDVAR
 #include <pthread.h>
 #endif
 
@@ -31,7 +31,7 @@ typedef struct {
   int sense;       /* a futex word on Linux */
   int sleepers;    /* threads asleep or about to be: the releaser wakes them */
   char pad2[FL_LINE - 2 * sizeof(int)];
-#if defined(_OPENMP) && FL_BARRIER_CONDVAR
+#if FL_HAVE_OMP && FL_BARRIER_CONDVAR
   pthread_mutex_t mutex;
   pthread_cond_t cond;
 #endif

@@ -11,10 +11,7 @@
 #define FL_CLUSTERS_H
 
 #include "facloc.h"
-
-/* Clients per chunk, a multiple of FL_COLS_PAD: the unit of skipping,
- * of the partial sums and of the work shared between lanes. */
-#define FL_CHUNK 64
+#include "fl_tune.h"   /* FL_CHUNK, FL_DOT_BATCH */
 
 typedef struct {
   int lo, hi;     /* clients lo..hi-1 of the layout */
@@ -132,15 +129,6 @@ typedef struct {
  * in single precision (it only feeds estimates).  Call from at most one
  * thread per thread id. */
 void fl_clusters_reach(const fl_clusters *cl, const fl_cand *cand, double *hw, double *dist);
-
-/* Most candidates fl_clusters_chunk_gains and fl_clusters_distances take at
- * once: the kernel (fl_gain_dot_f) computes the squared distances as |x|^2
- * + |y|^2 - 2 x.y, one multiply-add per coordinate, four candidates from
- * one load of each coordinate of the clients, and up to 16 in one call,
- * so the chunk stays in the core's caches while they all read it (at d =
- * 384 its columns outgrow L1: 19% faster than 4, same bits; measured:
- * inst/bench/results/tunables.md, FL_DOT_BATCH). */
-#define FL_DOT_BATCH 16
 
 /* Fill *cand for candidate yc, its offset into yo (d floats). */
 void fl_clusters_offset(const fl_clusters *cl, const double *yc, float *yo, fl_cand *cand);

@@ -40,9 +40,6 @@
 #include "fl_heap.h"
 #include "fl_state.h"
 
-/* A step whose B is within this fraction of the last one ends the search. */
-#define FL_DUAL_TOL 1e-12
-
 typedef struct {       /* min-heap of the k largest (value, index) pairs */
   double *v;
   int *j;

@@ -17,10 +17,7 @@
 #define FL_DUAL_H
 
 #include "facloc.h"
-
-/* Step lengths tried per step (alpha, alpha / 2, alpha / 4): the most u
- * an oracle's values() is asked for at once. */
-#define FL_DUAL_TRIALS 3
+#include "fl_tune.h"   /* FL_DUAL_TRIALS */
 
 /* What the minimisation needs from a similarity: two batch callbacks,
  * called on the main thread outside parallel regions (they may open their

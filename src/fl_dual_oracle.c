@@ -5,12 +5,8 @@
 #include "fl_omp.h"
 #include "fl_tune.h"
 
-/* Clients per block of the top-two pass: the block's m1 and m2 stay in
- * the first-level cache while the columns stream by. */
-#define FL_DUAL_BLOCK 1024
-
 FL_CLONES static double dense_value(const double *restrict col, const double *restrict u,
-                          const double *restrict a, int n)
+                                    const double *restrict a, int n)
 {
   double s = 0.0;
   if (a) {

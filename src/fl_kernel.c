@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "fl_kernel.h"
+#include "fl_tune.h"
 
 FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restrict y, int d,
                     double *restrict out)
@@ -80,10 +81,6 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
   FL_SIMD
   for (int i = 0; i < n; i++) v[i] = fl_expf_neg(v[i]);
 }
-
-/* Clients per block of fl_gain_dot_f(): the exp() loop then runs over
- * several vectors, whose polynomial chains overlap. */
-#define FL_GAIN_BLOCK 64
 
 /* The gain sums in vectors need __builtin_convertvector (GCC 9, Clang);
  * older compilers take the plain loop. */
@@ -170,9 +167,6 @@ void fl_gain_dot_f(const float *cols, int stride, int cnt, int nq, const float *
 #endif
   gain_dot_narrow(cols, stride, cnt, nq, y, yn, xn, d, inv2s2, w, cover, gain, mass);
 }
-
-/* Rows are scanned in blocks of this many (distances on the stack). */
-#define FL_NEAREST_BLOCK 64
 
 int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *best_d2)
 {

@@ -16,10 +16,6 @@
 #include "fl_kernel.h"
 #include "fl_tune.h"
 
-/* Candidates a tile: FL_TILE_ROWS FL_TNV sums in registers, 12 of AVX2's
- * 16, 24 of AVX-512's 32. */
-#define FL_TILE_ROWS 6
-
 #if FL_WIDE
 #define FL_TV 8
 #define FL_TNV 4

@@ -16,7 +16,10 @@ static inline size_t fl_thread_stride(size_t count, size_t size)
   return (count + per_line - 1) / per_line * per_line + per_line;
 }
 
+/* The only file that names OpenMP (tools/check-conventions.sh): others
+ * test FL_HAVE_OMP, write FL_OMP(...) and call the helpers below. */
 #ifdef _OPENMP
+#define FL_HAVE_OMP 1
 #include <omp.h>
 /* FL_OMP(parallel for ...) is #pragma omp parallel for ... with OpenMP
  * and nothing without it. */
@@ -32,7 +35,9 @@ static inline void fl_lock_init(fl_lock *l) { omp_init_lock(l); }
 static inline void fl_lock_destroy(fl_lock *l) { omp_destroy_lock(l); }
 static inline void fl_lock_set(fl_lock *l) { omp_set_lock(l); }
 static inline void fl_lock_unset(fl_lock *l) { omp_unset_lock(l); }
+static inline int fl_par_procs(void) { return omp_get_num_procs(); }
 #else
+#define FL_HAVE_OMP 0
 #define FL_OMP(...)
 #define FL_SIMD
 #define FL_SIMD_SUM(...)
@@ -44,7 +49,40 @@ static inline void fl_lock_init(fl_lock *l) { *l = 0; }
 static inline void fl_lock_destroy(fl_lock *l) { (void) l; }
 static inline void fl_lock_set(fl_lock *l) { (void) l; }
 static inline void fl_lock_unset(fl_lock *l) { (void) l; }
+static inline int fl_par_procs(void) { return 1; }
 #endif
+
+/* Sequentially consistent atomics on an int shared by a team (each a full
+ * flush), plain accesses without OpenMP. */
+static inline int fl_atomic_read(int *p)
+{
+  int v;
+  FL_OMP(atomic read seq_cst)
+  v = *p;
+  return v;
+}
+static inline void fl_atomic_write(int *p, int v)
+{
+  FL_OMP(atomic write seq_cst)
+  *p = (int) v;   /* the cast: GCC 12 calls v "set but not used" without it */
+}
+static inline void fl_atomic_add(int *p, int delta)
+{
+  FL_OMP(atomic update seq_cst)
+  *p += delta;
+}
+/* ++*p, returning the new value. */
+static inline int fl_atomic_inc_fetch(int *p)
+{
+  int v;
+  FL_OMP(atomic capture seq_cst)
+  v = ++*p;
+  return v;
+}
+static inline void fl_flush(void)
+{
+  FL_OMP(flush)
+}
 
 /* Loops whose iterations are independent of each other (no result
  * depends on which thread takes which) are scheduled dynamically: the

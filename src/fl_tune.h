@@ -61,6 +61,47 @@
 #define FL_BARRIER_SPINS 2048
 #define FL_BARRIER_YIELDS 4
 
+/* -- Blocks, batches and samples of the kernels and scans: cache and
+ * register reuse against work per block --------------------------------- */
+
+/* Clients per chunk (a multiple of FL_COLS_PAD), the unit of skipping, of
+ * partial sums and of lanes' shared work: finer skips against overhead. */
+#define FL_CHUNK 64
+/* Most candidates fl_gain_dot_f() takes in one call: four share each
+ * load of a client coordinate, and up to 16 read the chunk while it is in
+ * the core's caches (at d = 384 its columns outgrow L1: 16 was 19% faster
+ * than 4, same bits): client loads against registers and stack. */
+#define FL_DOT_BATCH 16
+/* Clients per block of fl_gain_dot_f(): overlapping exp() chains against
+ * a longer block on the stack. */
+#define FL_GAIN_BLOCK 64
+/* Rows per block of fl_nearest_row() (distances on the stack): loop
+ * overhead against stack. */
+#define FL_NEAREST_BLOCK 64
+/* Candidates per register tile of fl_kernel_tile.c (6 FL_TNV sums: 12 of
+ * AVX2's 16 registers, 24 of AVX-512's 32): loads reused against spills. */
+#define FL_TILE_ROWS 6
+/* Clients per block of the LP dual's top-two pass (their m1, m2 stay in
+ * L1 while the columns stream by): cache hits against passes. */
+#define FL_DUAL_BLOCK 1024
+/* Values per block of all_finite_real() (r_util.c): a vectorised sum
+ * against how late a non-finite value stops the scan. */
+#define FL_FINITE_BLOCK 4096
+/* Gains per thread between two checks of stochastic greedy's lazy stopping
+ * rule: fewer checks against gains evaluated past the stop. */
+#define FL_LAZY_BATCH 4
+/* Largest batch whose floor mf_heaps.c's batch_floor() finds (larger: no
+ * floor): a floor for larger batches against a larger stack array. */
+#define FL_MAX_FLOOR 256
+/* Points fl_balls.c's k-means sees (every point then joins its nearest
+ * centre; balls need compact groups, not converged ones): set-up time
+ * against tighter balls. */
+#define FL_BALLS_SAMPLE 20000
+/* k-means (kmeans.c) keeps a point's center while hi stays below lo by
+ * this fraction of their sum: distances skipped against a margin over the
+ * rounding of the single-precision bounds. */
+#define FL_KMEANS_MARGIN 1e-3f
+
 /* -- Serial cut-offs: below them a parallel region costs more than it
  * saves (fl_par_threads() in fl_omp.h takes the work and one of these) -- */
 
@@ -113,6 +154,16 @@
 #define FL_BOUND_EFFORT 0.5
 #define FL_REFINE_PER_PICK 8
 #define FL_REFINE_EXTRA 64
+/* Step lengths the LP dual tries per step (alpha, alpha / 2, alpha / 4),
+ * all in one pass of its oracle: better steps against values per pass. */
+#define FL_DUAL_TRIALS 3
+/* A dual step whose B is within this fraction of the last one ends the
+ * search: a tighter bound against more steps. */
+#define FL_DUAL_TOL 1e-12
+/* The matrix-free oracle's top_two may leave out similarities below this
+ * fraction of u_i (the step's direction only; fl_dual.h, prune): fewer
+ * leaves visited against a coarser direction. */
+#define FL_DUAL_MF_PRUNE 0.5
 
 /* -- Quality against work (eps > 0 only; with eps = 0 the picks are
  * greedy's whatever these are) ---------------------------------------- */

@@ -102,8 +102,7 @@ double fl_kmeans_bytes(int n, int d, int threads)
  * by the largest; the point keeps its center while hi stays below lo by
  * FL_KMEANS_MARGIN of their sum, a margin well above the rounding of the
  * single-precision distances the bounds start from at the benchmarks'
- * scales (checked: inst/bench/results/tunables.md, FL_KMEANS_MARGIN). */
-#define FL_KMEANS_MARGIN 1e-3f
+ * scales (fl_tune.h; checked: inst/bench/results/tunables.md). */
 
 /* Assign points idx[0..nb-1] (nb <= FL_COLS_PAD), stored by coordinate in
  * pts, to their nearest centers, bounds set; returns how many changed. */

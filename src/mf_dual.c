@@ -19,8 +19,6 @@
 
 /* Relative margin of the ball test against rounding of the distance. */
 #define FL_DUAL_BALL_MARGIN 1e-9
-/* top_two may leave out similarities below this fraction of u_i. */
-#define FL_DUAL_MF_PRUNE 0.5
 
 typedef struct {
   const fl_clusters *cl;

@@ -10,9 +10,6 @@
 #include <limits.h>
 #include "fl_mf.h"
 
-/* Largest batch whose floor batch_floor() finds (larger: no floor). */
-#define FL_MAX_FLOOR 256
-
 /* Is heap entry e fresh with a coarse gain, keyed up by FL_TIE? */
 static int coarse_fresh(const fl_mf *r, fl_entry e)
 {

@@ -62,8 +62,8 @@ int occ_grow(void **p, int *cap, int need, size_t elt)
 
 double occ_now(void)
 {
-#ifdef _OPENMP
-  return omp_get_wtime();
+#if FL_HAVE_OMP
+  return fl_wtime();
 #else
   return (double) clock() / CLOCKS_PER_SEC;
 #endif

@@ -7,9 +7,11 @@
 
 /* problem: list(x = d x n matrix (row-major points), y = d x m or NULL,
  * sim = n x m or NULL, sp_p, sp_i, sp_x (CSC) or NULL, n, m, d, sigma,
- * weight or NULL, initial = 0-based integer or NULL) */
-static fl_problem problem_from_list(SEXP problem)
+ * weight or NULL, initial = 0-based integer or NULL, cost = double or NULL,
+ * budget, read where cost is not NULL); every field present (r_util.h). */
+static fl_problem problem_from_list(SEXP list)
 {
+  fl_r_args problem = fl_r_args_of(list, "problem");
   fl_problem p = { 0 };
   p.n = fl_r_int(problem, "n");
   p.m = fl_r_int(problem, "m");
@@ -31,8 +33,19 @@ static fl_problem problem_from_list(SEXP problem)
   return p;
 }
 
-static fl_control control_from_list(SEXP control)
+static void report_progress(void *ctx, int round, int nsel, double objective)
 {
+  (void) ctx;
+  Rprintf("facloc: round %d, %d selected, f(S) = %.6g\n", round, nsel, objective);
+  R_FlushConsole();
+}
+
+/* control: list(mode, k, threads, batch, eps, tau, clusters, group_size,
+ * seed, epsilon, target, certify, verbose (read by facloc_solve())), as
+ * solver_control() builds it. */
+static fl_control control_from_list(SEXP list)
+{
+  fl_r_args control = fl_r_args_of(list, "control");
   fl_control c = { 0 };
   c.mode = (fl_mode) fl_mode_lookup(fl_r_string(control, "mode"));   /* -1: FL_ERR_ARG */
   c.k = fl_r_int(control, "k");
@@ -47,13 +60,6 @@ static fl_control control_from_list(SEXP control)
   c.target = fl_r_double(control, "target");
   c.certify = fl_r_int(control, "certify");
   return c;
-}
-
-static void report_progress(void *ctx, int round, int nsel, double objective)
-{
-  (void) ctx;
-  Rprintf("facloc: round %d, %d selected, f(S) = %.6g\n", round, nsel, objective);
-  R_FlushConsole();
 }
 
 /* The bound's fields of a result, after the `first` elements of out. */
@@ -74,7 +80,8 @@ SEXP facloc_solve(SEXP problem, SEXP control)
   fl_problem p = problem_from_list(problem);
   fl_control c = control_from_list(control);
   c.interrupted = fl_r_interrupted;
-  if (Rf_asLogical(fl_r_get(control, "verbose")) == TRUE) c.progress = report_progress;
+  if (fl_r_lgl(fl_r_args_of(control, "control"), "verbose") == TRUE)
+    c.progress = report_progress;
 
   SEXP selected = PROTECT(Rf_allocVector(INTSXP, c.k));
   SEXP gains = PROTECT(Rf_allocVector(REALSXP, c.k));
@@ -206,9 +213,5 @@ SEXP facloc_modes(void)
 
 SEXP facloc_has_openmp(void)
 {
-#ifdef _OPENMP
-  return Rf_ScalarLogical(TRUE);
-#else
-  return Rf_ScalarLogical(FALSE);
-#endif
+  return Rf_ScalarLogical(FL_HAVE_OMP ? TRUE : FALSE);
 }

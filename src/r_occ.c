@@ -10,7 +10,7 @@ enum { OCC_DP = 0, OCC_OFL = 1, OCC_BP = 2 };
 
 /* control: list(lambda, serial, workers, batch, order (n x passes 0-based
  * integer or NULL), shards, threads, max_iter, u (OFL uniforms)). */
-static occ_setup setup_from(SEXP X, SEXP control)
+static occ_setup setup_from(SEXP X, fl_r_args control)
 {
   occ_setup s = { 0 };
   s.n = Rf_nrows(X);
@@ -110,7 +110,7 @@ static SEXP held_new(occ_held **h)
   return ptr;
 }
 
-static SEXP run_clusters(int kind, const occ_setup *s, double lambda, SEXP control)
+static SEXP run_clusters(int kind, const occ_setup *s, double lambda, fl_r_args control)
 {
   const char *names[] = { "status", "cluster", "centers", "trace", "cost", "facility" };
   SEXP out = PROTECT(fl_r_list(6, names));
@@ -161,8 +161,9 @@ static SEXP run_features(const occ_setup *s, double lambda)
 }
 
 /* X: the n x d points as R holds them. */
-SEXP facloc_occ(SEXP kind, SEXP X, SEXP control)
+SEXP facloc_occ(SEXP kind, SEXP X, SEXP list)
 {
+  fl_r_args control = fl_r_args_of(list, "control");
   occ_setup s = setup_from(X, control);
   double lambda = fl_r_double(control, "lambda");
   int k = Rf_asInteger(kind);
@@ -281,12 +282,13 @@ SEXP facloc_occ_wpropose(SEXP env, SEXP lo_, SEXP hi_)
  * kfix, before (accepted in the epoch ahead of this block)).  Then the
  * block's non-proposers catch up with the epoch's new centers (features),
  * which env$model already holds. */
-SEXP facloc_occ_wapply(SEXP env, SEXP ap)
+SEXP facloc_occ_wapply(SEXP env, SEXP list)
 {
+  fl_r_args ap = fl_r_args_of(list, "outcome list");
   int kind = env_int(env, "kind"), lo = env_int(env, "lo"), hi = env_int(env, "hi");
   SEXP x = env_get(env, "x"), model = env_get(env, "model"), rows = fl_r_get(ap, "rows");
   int d = Rf_nrows(x), m = Rf_ncols(x), np = Rf_length(rows);
-  int kfix = Rf_asInteger(fl_r_get(ap, "kfix")), before = Rf_asInteger(fl_r_get(ap, "before"));
+  int kfix = fl_r_int(ap, "kfix"), before = fl_r_int(ap, "before");
   double lambda = Rf_asReal(env_get(env, "lambda"));
   const int *r = INTEGER(rows), *acc = INTEGER(fl_r_get(ap, "accepted"));
   double *slots = REAL(env_get(env, "slots"));
@@ -388,8 +390,9 @@ static SEXP centers_matrix(const occ_centers *c)
 
 /* Caller: validate proposals in order.  props: list(payload (d x np), z, sd,
  * u); model d x K.  Returns list(status, accepted, z, sd, model, bits). */
-SEXP facloc_occ_cvalidate(SEXP kind_, SEXP props, SEXP model, SEXP lambda_)
+SEXP facloc_occ_cvalidate(SEXP kind_, SEXP list, SEXP model, SEXP lambda_)
 {
+  fl_r_args props = fl_r_args_of(list, "proposals");
   int kind = Rf_asInteger(kind_);
   SEXP payload = fl_r_get(props, "payload");
   int d = Rf_nrows(payload), np = Rf_ncols(payload), K = Rf_ncols(model);

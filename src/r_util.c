@@ -4,45 +4,81 @@
 #include "fl_omp.h"
 #include "fl_tune.h"
 
-SEXP fl_r_get(SEXP list, const char *name)
+fl_r_args fl_r_args_of(SEXP list, const char *what)
 {
-  SEXP names = Rf_getAttrib(list, R_NamesSymbol);
-  for (R_xlen_t t = 0; t < XLENGTH(list); t++)
-    if (strcmp(CHAR(STRING_ELT(names, t)), name) == 0) return VECTOR_ELT(list, t);
-  return R_NilValue;
+  if (TYPEOF(list) != VECSXP || Rf_isNull(Rf_getAttrib(list, R_NamesSymbol)))
+    Rf_error("internal error: the %s passed to C is not a named list", what);
+  fl_r_args a = { list, what };
+  return a;
 }
 
-int fl_r_int(SEXP list, const char *name)
+SEXP fl_r_optional(fl_r_args a, const char *name)
 {
-  return Rf_asInteger(fl_r_get(list, name));
+  SEXP names = Rf_getAttrib(a.list, R_NamesSymbol);
+  for (R_xlen_t t = 0; t < XLENGTH(a.list); t++)
+    if (strcmp(CHAR(STRING_ELT(names, t)), name) == 0) return VECTOR_ELT(a.list, t);
+  return R_UnboundValue;
 }
 
-/* The first string of element name, "" when it has none. */
-const char *fl_r_string(SEXP list, const char *name)
+SEXP fl_r_get(fl_r_args a, const char *name)
 {
-  SEXP v = fl_r_get(list, name);
+  SEXP v = fl_r_optional(a, name);
+  if (v == R_UnboundValue)
+    Rf_error("internal error: the %s passed to C has no field '%s'", a.what, name);
+  return v;
+}
+
+/* The field as one number (or logical), an error naming it otherwise. */
+static SEXP scalar(fl_r_args a, const char *name)
+{
+  SEXP v = fl_r_get(a, name);
+  if (Rf_xlength(v) != 1 || !(Rf_isNumeric(v) || Rf_isLogical(v)))
+    Rf_error("internal error: field '%s' of the %s passed to C must be one number",
+             name, a.what);
+  return v;
+}
+
+int fl_r_int(fl_r_args a, const char *name)
+{
+  return Rf_asInteger(scalar(a, name));
+}
+
+int fl_r_lgl(fl_r_args a, const char *name)
+{
+  return Rf_asLogical(scalar(a, name));
+}
+
+/* The first string of field name, "" when it has none. */
+const char *fl_r_string(fl_r_args a, const char *name)
+{
+  SEXP v = fl_r_get(a, name);
   return TYPEOF(v) == STRSXP && XLENGTH(v) > 0 ? CHAR(STRING_ELT(v, 0)) : "";
 }
 
-double fl_r_double(SEXP list, const char *name)
+double fl_r_double(fl_r_args a, const char *name)
 {
-  return Rf_asReal(fl_r_get(list, name));
+  return Rf_asReal(scalar(a, name));
 }
 
-const double *fl_r_doubles(SEXP list, const char *name)
+static SEXP typed(fl_r_args a, const char *name, SEXPTYPE type, const char *type_name)
 {
-  SEXP v = fl_r_get(list, name);
-  if (Rf_isNull(v)) return NULL;
-  if (TYPEOF(v) != REALSXP) Rf_error("internal error: '%s' must be double", name);
-  return REAL(v);
+  SEXP v = fl_r_get(a, name);
+  if (!Rf_isNull(v) && TYPEOF(v) != type)
+    Rf_error("internal error: field '%s' of the %s passed to C must be %s or NULL",
+             name, a.what, type_name);
+  return v;
 }
 
-const int *fl_r_ints(SEXP list, const char *name)
+const double *fl_r_doubles(fl_r_args a, const char *name)
 {
-  SEXP v = fl_r_get(list, name);
-  if (Rf_isNull(v)) return NULL;
-  if (TYPEOF(v) != INTSXP) Rf_error("internal error: '%s' must be integer", name);
-  return INTEGER(v);
+  SEXP v = typed(a, name, REALSXP, "double");
+  return Rf_isNull(v) ? NULL : REAL(v);
+}
+
+const int *fl_r_ints(fl_r_args a, const char *name)
+{
+  SEXP v = typed(a, name, INTSXP, "integer");
+  return Rf_isNull(v) ? NULL : INTEGER(v);
 }
 
 static void check_interrupt(void *dummy)
@@ -126,9 +162,6 @@ SEXP facloc_point_rows(SEXP X, SEXP threads)
   UNPROTECT(1);
   return out;
 }
-
-/* Values checked at a time by all_finite_real(). */
-#define FL_FINITE_BLOCK 4096
 
 /* Whether v[0..len-1] are all finite.  v - v is 0 for a finite value and
  * NaN for NA, NaN and +-Inf, so a block's sum is 0 exactly when the block

@@ -34,9 +34,6 @@
 #include "fl_omp.h"
 #include "fl_tune.h"
 
-/* Gains evaluated per thread between two checks of the lazy stopping rule. */
-#define FL_LAZY_BATCH 4
-
 typedef struct {
   fl_balls b;
   double *reach;       /* n, in member order */

@@ -209,7 +209,7 @@ test_that("the matrix-free modes end with the exact final gains", {
   X <- facility_data("weak_cluster", n = 200)
   sigma <- 20
   W <- ref_similarity(X, sigma = sigma)
-  for (mode in c("hc", "hpc", "nhpc")) for (k in c(17L, 30L)) {
+  for (mode in facility_modes("matrix-free")) for (k in c(17L, 30L)) {
     fit <- facility_greedy(X, k, mode = mode, sigma = sigma, threads = 2)
     cover <- apply(W[, fit$selected, drop = FALSE], 1, max)
     g <- ref_gains(W, cover)

@@ -92,7 +92,7 @@ expect_valid <- function(fit, pr, label) {
 # FACLOC_DIFFERENTIAL_N shrinks the suite for slow runs (valgrind in CI).
 seeds <- seq_len(as.integer(Sys.getenv("FACLOC_DIFFERENTIAL_N", "60")))
 problems <- lapply(seeds, random_problem)
-exact <- c("g", "c", "dc")
+exact <- facility_modes("exact")
 relaxed <- setdiff(facility_modes(), exact)   # hc, hpc, nhpc, and any added since
 n_differential <- 0L
 

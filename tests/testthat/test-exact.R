@@ -4,7 +4,7 @@ for (case_name in names(exact_cases())) {
   test_that(sprintf("g, c and dc equal plain-R greedy on points (%s)", case_name), {
     case <- exact_cases()[[case_name]]
     ref <- ref_greedy(ref_similarity(case$X, sigma = case$sigma), case$k)
-    for (mode in c("g", "c", "dc")) for (threads in 1:2) {
+    for (mode in facility_modes("exact")) for (threads in 1:2) {
       fit <- facility_greedy(case$X, case$k, mode = mode, threads = threads,
                              sigma = case$sigma)
       expect_greedy(fit, ref)
@@ -16,7 +16,7 @@ for (case_name in names(exact_cases())) {
     case <- exact_cases()[[case_name]]
     W <- ref_similarity(case$X, sigma = case$sigma)
     ref <- ref_greedy(W, case$k)
-    for (mode in c("g", "c", "dc")) for (threads in 1:2) {
+    for (mode in facility_modes("exact")) for (threads in 1:2) {
       fit <- facility_greedy(similarity = W, k = case$k, mode = mode, threads = threads)
       expect_greedy(fit, ref)
     }
@@ -37,7 +37,7 @@ test_that("weights, candidates and initial facilities follow the reference", {
   w <- rexp(50)
   W <- ref_similarity(X, Y, sigma = 0.8)
   ref <- ref_greedy(W, 5, weights = w, initial = c(3L, 11L))
-  for (mode in c("g", "c", "dc")) for (threads in 1:2) {
+  for (mode in facility_modes("exact")) for (threads in 1:2) {
     fit <- facility_greedy(X, 5, mode = mode, threads = threads, sigma = 0.8,
                            candidates = Y, weights = w, initial = c(3, 11))
     expect_greedy(fit, ref)
@@ -52,7 +52,7 @@ test_that("the bound is a true upper bound, checked by brute force", {
   W <- ref_similarity(X, sigma = 0.7)
   for (k in 1:3) {
     opt <- ref_optimum(W, k)
-    for (mode in c("g", "c", "dc")) {
+    for (mode in facility_modes("exact")) {
       fit <- facility_greedy(X, k, mode = mode, sigma = 0.7, threads = 2)
       expect_gte(fit$bound, opt - 1e-12)
       expect_gte(opt, fit$objective - 1e-12)

@@ -3,8 +3,8 @@
 # helper-reference.R, in every mode that accepts each feature, at 1 and 2
 # threads.
 
-point_modes <- c("g", "c", "dc", "hc", "hpc", "nhpc", "stochastic")
-matrix_modes <- c("g", "c", "dc", "stochastic")
+point_modes <- facility_modes()
+matrix_modes <- facility_modes(c("exact", "sampled"))
 
 set.seed(11)
 X <- matrix(rnorm(60 * 2), 60, 2)
@@ -137,7 +137,7 @@ test_that("budgets follow the cost-benefit and unit-cost references and stay fea
                       weights = if (is.null(case$weights)) rep(1, 60) else case$weights,
                       initial = if (is.null(case$initial)) integer() else case$initial)
     rules <- c(rules, ref$rule)
-    for (mode in c("g", "c", "dc")) for (threads in 1:2) {
+    for (mode in facility_modes("exact")) for (threads in 1:2) {
       fit <- facility_greedy(X, if (!is.null(case$k)) case$k, mode = mode, threads = threads,
                              sigma = 0.7, candidates = Y, weights = case$weights,
                              initial = case$initial, cost = cost, budget = case$budget)
@@ -174,7 +174,7 @@ test_that("the budget bound holds and the better rule is within (1 - 1/e)/2 of t
 })
 
 test_that("arguments a mode cannot honour get a classed error naming the modes that can", {
-  for (mode in c("hc", "hpc", "nhpc", "stochastic")) {
+  for (mode in facility_modes(c("matrix-free", "sampled"))) {
     err <- expect_error(facility_greedy(X, 2, mode = mode, sigma = 1, budget = 3),
                         class = "facloc_error_unsupported")
     expect_identical(err$arg, "budget")
@@ -184,14 +184,14 @@ test_that("arguments a mode cannot honour get a classed error naming the modes t
     expect_identical(err$arg, "cost")
   }
   W <- ref_similarity(X, sigma = 1)
-  for (mode in c("hc", "hpc", "nhpc")) {   # they would optimise the kernel of X instead
+  for (mode in facility_modes("matrix-free")) {   # they would optimise the kernel of X instead
     err <- expect_error(facility_greedy(X, 2, mode = mode, similarity = W),
                         class = "facloc_error_unsupported")
     expect_identical(err$arg, "similarity")
   }
   skip_if_not_installed("Matrix")
   S <- knn_similarity(X, k = 3, sigma = 1, threads = 1)
-  for (mode in c("hc", "hpc", "nhpc")) {
+  for (mode in facility_modes("matrix-free")) {
     err <- expect_error(facility_greedy(X, 2, mode = mode, similarity = S),
                         class = "facloc_error_unsupported")
     expect_match(conditionMessage(err), "\"stochastic\"", fixed = TRUE)

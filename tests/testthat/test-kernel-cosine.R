@@ -26,7 +26,7 @@ test_that("kernel = \"cosine\" is greedy on the cosine, in every exact mode", {
     X <- centres[sample(4, 60, TRUE), ] + matrix(rnorm(60 * d, sd = 0.4), 60)
     X[1:5, ] <- X[6:10, ] * 2   # same directions: tied candidates
     W <- ref_cosine(X)
-    for (mode in c("g", "c", "dc")) for (threads in 1:2) {
+    for (mode in facility_modes("exact")) for (threads in 1:2) {
       fit <- facility_greedy(X, k = 8, mode = mode, kernel = "cosine", threads = threads)
       expect_identical(fit$kernel, "cosine")
       expect_greedy_tied(fit, W, label = sprintf("seed %d, mode %s, %d thread(s)", seed, mode, threads))

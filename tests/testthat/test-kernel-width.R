@@ -29,7 +29,7 @@ test_that("quakes (long, lat), k = 50, default sigma: the relaxed modes match gr
   sigma <- facility_sigma(Q)
   W <- ref_similarity(Q, sigma = sigma)
   ref <- ref_greedy(W, 50)
-  for (mode in c("hpc", "nhpc", "hc")) for (threads in 1:2) {
+  for (mode in facility_modes("matrix-free")) for (threads in 1:2) {
     fit <- facility_greedy(Q, 50, mode = mode, threads = threads)
     label <- paste(mode, threads)
     expect_equal(fit$sigma, sigma)
@@ -92,7 +92,7 @@ test_that("R's own data at five kernel widths: every relaxed cell within 0.1% of
       sigma <- mult * facility_sigma(X)
       W <- ref_similarity(X, sigma = sigma)
       ref <- ref_greedy(W, 20)
-      for (mode in c("hc", "hpc", "nhpc")) for (threads in 1:2) {
+      for (mode in facility_modes("matrix-free")) for (threads in 1:2) {
         fit <- facility_greedy(X, 20, mode = mode, sigma = sigma, threads = threads)
         label <- paste(name, mult, mode, threads)
         expect_gte(fit$objective, 0.999 * ref$objective, label = label)
@@ -111,7 +111,7 @@ test_that("no pick of zero gain while a distinct value is left (k past the disti
   values <- length(unique(X[, 1]))
   for (mult in c(0.1, 1)) {
     sigma <- mult * facility_sigma(X)
-    for (mode in c("hc", "hpc", "nhpc")) for (threads in 1:2) {
+    for (mode in facility_modes("matrix-free")) for (threads in 1:2) {
       fit <- facility_greedy(X, values + 1, mode = mode, sigma = sigma, threads = threads)
       label <- paste(mult, mode, threads)
       expect_equal(length(unique(X[fit$selected[seq_len(values)], 1])), values, label = label)
@@ -135,7 +135,7 @@ test_that("the near-point test skips no leaf whose bound is large (survival::pbc
   sigma <- 0.25 * facility_sigma(X)
   W <- ref_similarity(X, sigma = sigma)
   ref <- ref_greedy(W, 100)
-  for (mode in c("hc", "hpc", "nhpc")) {
+  for (mode in facility_modes("matrix-free")) {
     fit <- facility_greedy(X, 100, mode = mode, sigma = sigma, threads = 2)
     expect_gte(fit$objective, 0.999 * ref$objective, label = mode)
   }

@@ -1,7 +1,7 @@
 # Matrix-free modes hc, hpc, nhpc: exact settings reproduce greedy, the
 # relaxed defaults stay within 0.1% of it, and `bound` is a true bound.
 
-mf_modes <- c("hc", "hpc", "nhpc")
+mf_modes <- facility_modes("matrix-free")
 exact_control <- facility_control(batch = 1, eps = 0, tau = 1)
 
 blobs <- function(n, d, centers, spread, seed) {
@@ -255,7 +255,7 @@ test_that("blocks of megabytes (huge pages where Linux grants them) hold the sam
   # the size from which the C core asks for huge pages.
   X <- blobs(600, 3, 6, 0.7, 8)
   ref <- ref_greedy(ref_similarity(X, sigma = 1.5), 6)
-  for (mode in c("g", "c", "dc")) for (threads in 1:2)
+  for (mode in facility_modes("exact")) for (threads in 1:2)
     expect_greedy(facility_greedy(X, 6, mode = mode, sigma = 1.5, threads = threads), ref)
   X <- blobs(2100, 256, 6, 0.7, 9)
   g <- facility_greedy(X, 6, mode = "g", sigma = 12, threads = 1)

@@ -25,7 +25,7 @@ test_that("an exact mode above the limit fails with facloc_error_memory naming t
 })
 
 test_that("every exact mode is refused, and the limit itself is enough", {
-  for (mode in c("g", "c", "dc")) {
+  for (mode in facility_modes("exact")) {
     need <- solve_bytes(Xm, 5, mode)
     with_memory_limit(need - 1,
       expect_error(facility_greedy(Xm, 5, mode = mode, threads = 1, sigma = 1),

@@ -23,7 +23,7 @@ test_that("the default picks are those of plain-R greedy with that sigma", {
   set.seed(6)
   X <- matrix(rnorm(70 * 2), 70, 2)
   ref <- ref_greedy(ref_similarity(X, sigma = ref_median_width(X)), 6)
-  for (mode in c("g", "c", "dc")) for (threads in 1:2)
+  for (mode in facility_modes("exact")) for (threads in 1:2)
     expect_greedy(facility_greedy(X, 6, mode = mode, threads = threads), ref,
                   label = sprintf("%s, %d threads", mode, threads))
   fit <- facility_greedy(X, 6, mode = "dc", threads = 1)

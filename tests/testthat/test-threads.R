@@ -19,7 +19,7 @@ solve_raw <- function(X, k, mode, threads, control = facility_control()) {
 }
 
 test_that("repeated runs give identical results", {
-  for (mode in c("g", "c", "dc")) {
+  for (mode in facility_modes("exact")) {
     first <- facility_greedy(Xt, 15, mode = mode, threads = 2, sigma = sigma_t)
     for (rep in 1:3) {
       again <- facility_greedy(Xt, 15, mode = mode, threads = 2, sigma = sigma_t)
@@ -57,7 +57,7 @@ test_that("exact modes are identical over 1, 2 and more threads than cores", {
   ref <- ref_greedy(ref_similarity(Xt, sigma = sigma_t), 15)
   base <- solve_raw(Xt, 15, "g", 1)
   expect_identical(base$selected, as.integer(ref$selected))
-  for (mode in c("g", "c", "dc")) for (threads in unique(c(1, 2, cores + 3))) {
+  for (mode in facility_modes("exact")) for (threads in unique(c(1, 2, cores + 3))) {
     out <- solve_raw(Xt, 15, mode, threads)
     label <- sprintf("mode %s, %d threads", mode, threads)
     expect_identical(out$selected, base$selected, label = label)
