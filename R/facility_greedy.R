@@ -123,8 +123,12 @@ facility_modes <- function(kind = NULL) {
 #' @param mode Solver generation, one of `"g"`, `"c"`, `"dc"`, `"hc"`,
 #'   `"hpc"`, `"nhpc"`, or `"stochastic"` (see Modes). `NULL` (the
 #'   default) picks the exact `"dc"` where the n x m similarity matrix has
-#'   at most 1e7 entries (80 MB), for a precomputed `similarity` or `dist`,
-#'   and with a `budget` or `cost`; `"nhpc"` for larger sets of points.
+#'   at most 1e7 entries (80 MB); in 128 or more dimensions also where the
+#'   matrix fits in 1 GiB and a quarter of [facloc_memory_limit()], since
+#'   there the matrix-free modes' cluster bounds prune little and `"dc"`
+#'   was as fast or faster (embeddings: up to 11 times); for a precomputed
+#'   `similarity` or `dist`, and with a `budget` or `cost`. `"nhpc"` for
+#'   other, larger sets of points.
 #' @param threads Number of threads, by default [facloc_threads()]; capped at
 #'   the available processors.
 #' @param sigma Kernel width \eqn{\sigma}, a positive number, or `NULL`
@@ -519,12 +523,23 @@ certify_steps <- function(control, mode) {
 
 # Mode NULL: the exact "dc" where its n x m similarity matrix is small
 # (the relaxed modes' coverage pruning can cost about 1% of f(S) under a
-# wide kernel in low dimension, as on iris with the median heuristic) or
-# where only the exact modes serve the input; "nhpc" for large point sets.
+# wide kernel in low dimension, as on iris with the median heuristic), or
+# where only the exact modes serve the input; in exact_default_dim
+# dimensions or more also where the matrix fits in exact_default_bytes and
+# a quarter of the memory limit: there the cluster bounds prune little, and
+# "nhpc" evaluated 1.4 to 12 times n^2 pairs and took 0.72 to 2.5 times
+# as long as "dc" on three families at n = 5000 and 1.1 to 11 times on
+# unit-length embeddings at n = 10000 (inst/bench/results/
+# mode-crossover.csv, embeddings.csv).  "nhpc" for the other point sets.
 exact_default_cells <- 1e7
+exact_default_dim <- 128L
+exact_default_bytes <- 2^30
 default_mode <- function(source, problem, budget, cost) {
-  small <- as.numeric(problem$n) * problem$m <= exact_default_cells
-  if (small || source != "points" || !is.null(budget) || !is.null(cost)) "dc" else "nhpc"
+  cells <- as.numeric(problem$n) * problem$m
+  small <- cells <= exact_default_cells
+  wide <- problem$d >= exact_default_dim &&
+    8 * cells <= min(exact_default_bytes, facloc_memory_limit() / 4)
+  if (small || wide || source != "points" || !is.null(budget) || !is.null(cost)) "dc" else "nhpc"
 }
 
 group_size <- function(control, threads) {

@@ -213,6 +213,26 @@ test_that("a similarity or a budget makes the default mode \"dc\", which optimis
   expect_identical(fit$mode, "dc")
 })
 
+test_that("the default mode is exact where the matrix is small, or fits at 128 dimensions and more", {
+  dm <- function(n, d) facloc:::default_mode("points", list(n = n, m = n, d = d), NULL, NULL)
+  old <- options(facloc.memory_limit = 2^34)
+  on.exit(options(old))
+  expect_identical(dm(3000L, 2L), "dc")
+  expect_identical(dm(5000L, 32L), "nhpc")
+  expect_identical(dm(5000L, 127L), "nhpc")
+  expect_identical(dm(5000L, 128L), "dc")
+  expect_identical(dm(11585L, 384L), "dc")     # 8 n^2 bytes just under 1 GiB
+  expect_identical(dm(11586L, 384L), "nhpc")
+  options(facloc.memory_limit = 4 * 8 * 5000^2 - 1)   # the matrix above a quarter of it
+  expect_identical(dm(5000L, 128L), "nhpc")
+  options(facloc.memory_limit = 2^34)
+  set.seed(5)
+  E <- matrix(rnorm(3500 * 128), 3500)
+  fit <- facility_greedy(E, 3, threads = 1)
+  expect_identical(fit$mode, "dc")
+  expect_identical(facility_greedy(E[, 1:32], 3, threads = 1)$mode, "nhpc")
+})
+
 test_that("bad costs, budgets, epsilon and kNN settings are rejected by name", {
   expect_arg_error(facility_greedy(X, 2, mode = "g", sigma = 1, cost = rep(1, 59), budget = 2),
                    "cost")
