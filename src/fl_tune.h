@@ -57,9 +57,15 @@
  * FL_BARRIER_SPINS pauses (about 30 ns each on the test machine), then
  * yields its core FL_BARRIER_YIELDS times, then sleeps: on cores of its
  * own, waits the spins cover against, beside other work, cores taken
- * from the thread it waits for. */
+ * from the thread it waits for.  Both may be set on the compiler's
+ * command line (inst/bench's `make barrier-tsan` sets them low so that
+ * nearly every wait sleeps). */
+#ifndef FL_BARRIER_SPINS
 #define FL_BARRIER_SPINS 2048
+#endif
+#ifndef FL_BARRIER_YIELDS
 #define FL_BARRIER_YIELDS 4
+#endif
 
 /* -- Blocks, batches and samples of the kernels and scans: cache and
  * register reuse against work per block --------------------------------- */
