@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <float.h>
 #include <math.h>
 #include <time.h>
 #include "facloc.h"
@@ -375,6 +376,37 @@ static int close_to(double a, double b)
   return fabs(a - b) <= 1e-9 * (1.0 + fabs(a) + fabs(b));
 }
 
+/* How far two kernels' similarities of the same points may differ,
+ * relatively: the tiled kernel's |x|^2 + |y|^2 - 2 x.y about the clients'
+ * mean is within (d + 8) eps (A + B)^2 of the pairwise (x - y)^2 (A, B the
+ * largest client and candidate norms about that mean; the analysis of
+ * cl_post.c's rounding_allowance), which moves exp(-d2 inv2s2) by that
+ * times inv2s2, relatively: at exponents near 64 the two differ by 1e-10
+ * (fuzz seed 1, 8 threads, case 194).  0 for a similarity matrix. */
+static double kernel_slack(const fl_problem *p)
+{
+  if (p->sim || p->sp_p || !p->x) return 0.0;
+  double *mean = calloc((size_t) p->d, sizeof(double)), a = 0.0, b = 0.0;
+  if (!mean) return 1.0;
+  for (int i = 0; i < p->n; i++)
+    for (int t = 0; t < p->d; t++) mean[t] += p->x[(size_t) i * p->d + t] / p->n;
+  for (int pass = 0; pass < 2; pass++) {
+    const double *pts = pass ? p->y : p->x;
+    int cnt = pass ? p->m : p->n;
+    for (int i = 0; i < cnt; i++) {
+      double r2 = 0.0;
+      for (int t = 0; t < p->d; t++) {
+        double e = pts[(size_t) i * p->d + t] - mean[t];
+        r2 += e * e;
+      }
+      if (pass) b = fmax(b, sqrt(r2));
+      else a = fmax(a, sqrt(r2));
+    }
+  }
+  free(mean);
+  return (p->d + 8.0) * DBL_EPSILON * (a + b) * (a + b) * p->inv2s2;
+}
+
 /* Invariants of any successful run: distinct in-range picks that are not
  * initially open, objective = f(initial + picks) = f(initial) + sum gains,
  * and bound >= objective. */
@@ -705,7 +737,7 @@ static void fuzz_one(void)
       if (o.status != FL_OK) { FAIL("%s: status %d", what, o.status); continue; }
       check_result(&in.p, &c, &o, what);
       if (exact_run && !greedy_equivalent(&o, &ref)) FAIL("%s: selection differs from g", what);
-      if (!(o.r.objective <= ref.r.bound * (1 + 1e-12)))
+      if (!(o.r.objective <= ref.r.bound * (1 + 1e-12 + kernel_slack(&in.p))))
         FAIL("%s: objective %.17g above g's bound %.17g", what, o.r.objective, ref.r.bound);
       alloc_fill = 0x7f;
       run(&in.p, &c, &o2);
