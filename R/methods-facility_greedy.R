@@ -15,8 +15,19 @@ print.facility_greedy <- function(x, ...) {
   cat(sprintf("  %.3g s, %.0f gain evaluations\n", x$seconds, x$evaluations))
   shown <- utils::head(x$selected, 10L)
   cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
-  cat(scale_hint(x$spread), id_hint(x$id_columns), sep = "")
+  cat(scale_hint(x$spread), id_hint(x$id_columns), pairs_hint(x), sep = "")
   invisible(x)
+}
+
+# A matrix-free mode that evaluated more kernel pairs than building the
+# n x m matrix once takes (what "dc" does): its cluster bounds pruned
+# little, as in high dimension or under a wide kernel.
+pairs_hint <- function(x) {
+  if (!x$mode %in% facility_modes("matrix-free") || is.null(x$pairs)) return(character())
+  cells <- as.numeric(x$n) * x$m
+  if (!(x$pairs > cells)) return(character())
+  sprintf("  hint: %.1f times the n x m kernel evaluations of one exhaustive pass; mode = \"dc\" makes them once (a %s matrix) and is exact\n",
+          x$pairs / cells, format_bytes(8 * cells))
 }
 
 # A column counting the rows is an identifier the distances take as a

@@ -122,3 +122,20 @@ test_that("facility_greedy() returns its result visibly, so the prompt prints it
   expect_visible(facility_greedy(X, k = 2, sigma = 1, threads = 1))
   expect_visible(facility_greedy(X, coverage = 0.5, sigma = 1, threads = 1))
 })
+
+test_that("print() hints at \"dc\" when a matrix-free mode evaluated more than n x m pairs", {
+  set.seed(8)
+  E <- matrix(rnorm(800 * 128), 800)
+  E <- E / sqrt(rowSums(E^2))
+  fit <- facility_greedy(E, 20, mode = "nhpc", threads = 1)
+  expect_gt(fit$pairs, 800^2)   # unit vectors under a wide kernel: the bounds prune little
+  out <- capture.output(print(fit))
+  expect_true(any(grepl(sprintf("hint: %.1f times the n x m kernel evaluations", fit$pairs / 800^2),
+                        out, fixed = TRUE)))
+  expect_true(any(grepl("mode = \"dc\" makes them once (a 4.9 MiB matrix)", out, fixed = TRUE)))
+  few <- facility_greedy(facility_data("small", n = 2000), 20, mode = "nhpc", sigma = 20, threads = 1)
+  expect_lt(few$pairs, 2000^2)
+  expect_false(any(grepl("hint:", capture.output(print(few)), fixed = TRUE)))
+  exact <- facility_greedy(E, 5, mode = "dc", threads = 1)
+  expect_false(any(grepl("hint:", capture.output(print(exact)), fixed = TRUE)))
+})
