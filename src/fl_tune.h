@@ -90,6 +90,10 @@
 /* Clients per block of the LP dual's top-two pass (their m1, m2 stay in
  * L1 while the columns stream by): cache hits against passes. */
 #define FL_DUAL_BLOCK 1024
+/* Clients per fl_rbf_rows() call of the matrix-free LP dual's oracle (a
+ * leaf is cut into runs of this many): similarities on the stack against
+ * calls. */
+#define FL_DUAL_ROWS 256
 /* Values per block of all_finite_real() (r_util.c): a vectorised sum
  * against how late a non-finite value stops the scan. */
 #define FL_FINITE_BLOCK 4096

@@ -2,7 +2,9 @@
  * oracle on the cluster layout, and the online bound of each round.
  *
  * The oracle computes c_j(u) = sum_i a_i max(0, w_ij - u_i) exactly, in
- * double precision with fl_rbf, over the clients in layout order, but
+ * double precision with fl_rbf_rows (a run of a leaf's clients against
+ * one candidate, (x - y)^2 term by term), over the clients in layout
+ * order, but
  * skips a whole leaf when its ball proves w_ij <= u_i for each of its
  * clients: the similarity of j to the nearest point of the ball (its
  * radius enlarged for rounding, the gap shrunk by a relative margin) is
@@ -71,9 +73,12 @@ FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 1))
       if (!need) continue;
       int lo, hi;
       leaf_range(cl, L, &lo, &hi);
-      for (int i = lo; i < hi; i++) {
-        double w = fl_rbf(cl->xs + (size_t) i * d, yc, d, cl->inv2s2);
-        for (int q = 0; q < nu; q++) acc[q] += cl->ws[i] * fl_positive(w - u[q][i]);
+      for (int i0 = lo; i0 < hi; i0 += FL_DUAL_ROWS) {
+        double w[FL_DUAL_ROWS];
+        int nb = hi - i0 < FL_DUAL_ROWS ? hi - i0 : FL_DUAL_ROWS;
+        fl_rbf_rows(cl->xs + (size_t) i0 * d, nb, yc, d, cl->inv2s2, w);
+        for (int t = 0; t < nb; t++)
+          for (int q = 0; q < nu; q++) acc[q] += cl->ws[i0 + t] * fl_positive(w[t] - u[q][i0 + t]);
       }
     }
     for (int q = 0; q < nu; q++) c[(size_t) q * cnt + r] = acc[q];
@@ -95,8 +100,12 @@ FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 1))
     for (int r = 0; r < cnt; r++) {
       const double *yc = cl->y + (size_t) js[r] * d;
       if (!(leaf_reach(cl, yc, L) > e->umin[L])) continue;
-      for (int i = lo; i < hi; i++)
-        fl_keep_two(fl_rbf(cl->xs + (size_t) i * d, yc, d, cl->inv2s2), m1 + i, m2 + i);
+      for (int i0 = lo; i0 < hi; i0 += FL_DUAL_ROWS) {
+        double w[FL_DUAL_ROWS];
+        int nb = hi - i0 < FL_DUAL_ROWS ? hi - i0 : FL_DUAL_ROWS;
+        fl_rbf_rows(cl->xs + (size_t) i0 * d, nb, yc, d, cl->inv2s2, w);
+        for (int t = 0; t < nb; t++) fl_keep_two(w[t], m1 + i0 + t, m2 + i0 + t);
+      }
     }
   }
   return FL_OK;
