@@ -400,8 +400,8 @@ double fl_dual_bytes(const fl_problem *p)
    * output for every trial, scratch and the solvers' keys, the knapsack's
    * pairs, skip */
   double n = p->n, m = p->m;
-  /* and the matrix-free oracle's packed clients (mf_dual.c) */
-  double packed = p->x && !p->sim && !p->sp_p ? 8.0 * ((double) p->d + 1.0) * n + 8.0 * p->d : 0.0;
+  /* and the matrix-free oracle's packed clients and norms (mf_dual.c) */
+  double packed = p->x && !p->sim && !p->sp_p ? 8.0 * (((double) p->d + 1.0) * n + m + p->d) : 0.0;
   return packed + (8.0 + 2.0 * FL_DUAL_TRIALS) * 8.0 * n +
     (16.0 + 4.0 + 16.0 * FL_DUAL_TRIALS + 16.0 + (p->cost ? 16.0 : 0.0) + 1.0) * m;
 }

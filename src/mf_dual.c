@@ -21,6 +21,7 @@
 #include <string.h>
 #include "fl_mf.h"
 #include "fl_certify.h"
+#include "fl_state.h"
 #include "fl_kernel.h"
 
 /* Relative margin of the ball test against rounding of the distance. */
@@ -30,8 +31,9 @@ typedef struct {
   const fl_clusters *cl;
   double *umin;        /* FL_DUAL_TRIALS x K: each leaf's smallest u_i */
   double *xmax;        /* K: the leaf's exponent limit (leaf_limits) */
-  double *org, *xp, *xn;   /* the clients in layout order packed for the tiled
-                            * kernel about their mean, their squared norms */
+  fl_tiles tiles;      /* the clients in layout order packed for the tiled
+                        * kernel, clients' and candidates' squared norms */
+  double *span;        /* K: the farthest a leaf's client lies from tiles.org */
   int tiled;           /* 0 (a norm overflowed, or no room): fl_rbf_rows */
 } mf_oracle;
 
@@ -88,40 +90,39 @@ FL_OMP(parallel for num_threads(fl_par_threads(cl->threads, cl->n, FL_PAR_MIN_CL
  * overflows, the oracle keeps to fl_rbf_rows(). */
 static int oracle_init(mf_oracle *e, const fl_clusters *cl, int trials)
 {
-  const int n = cl->n, d = cl->d;
+  fl_problem view = { 0 };   /* the layout's clients, the candidates */
+  view.x = cl->xs;
+  view.y = cl->y;
+  view.n = cl->n;
+  view.m = cl->m;
+  view.d = cl->d;
+  memset(&e->tiles, 0, sizeof e->tiles);
   e->cl = cl;
   e->umin = malloc((size_t) trials * (size_t) cl->K * sizeof(double));
   e->xmax = malloc((size_t) cl->K * sizeof(double));
-  e->org = calloc((size_t) d, sizeof(double));
-  e->xn = malloc((size_t) n * sizeof(double));
-  e->xp = malloc(fl_tile_packed(n, d) * sizeof(double));
-  e->tiled = e->org && e->xn && e->xp;
-  if (!e->umin || !e->xmax) return FL_ERR_NOMEM;
-  if (!e->tiled) return FL_OK;
-  for (int i = 0; i < n; i++)
-    for (int t = 0; t < d; t++) e->org[t] += cl->xs[(size_t) i * d + t];
-  for (int t = 0; t < d; t++) e->org[t] /= n;
-  fl_tile_norms(cl->xs, n, d, e->org, e->xn);
-  fl_tile_pack_clients(cl->xs, n, d, e->org, e->xp);
-  for (int i = 0; i < n && e->tiled; i++) e->tiled = isfinite(e->xn[i]);
+  e->span = malloc((size_t) cl->K * sizeof(double));
+  if (!e->umin || !e->xmax || !e->span) return FL_ERR_NOMEM;
+  e->tiled = fl_tiles_init(&e->tiles, &view, cl->threads) == FL_OK && !e->tiles.direct;
+  for (int L = 0; e->tiled && L < cl->K; L++)
+    e->span[L] = sqrt(fl_sqdist(cl->mu + (size_t) L * cl->d, e->tiles.org, cl->d)) + cl->rad[L];
   return FL_OK;
 }
 
 static void oracle_free(mf_oracle *e)
 {
-  free(e->umin); free(e->xmax); free(e->org); free(e->xp); free(e->xn);
+  free(e->umin); free(e->xmax); free(e->span);
+  fl_tiles_free(&e->tiles);
 }
 
 /* 1 + eta: the tiled kernel's |y|^2 + |x|^2 - 2 y.x about org is within
  * (d + 8) u (A + B)^2 of the true squared distance (A, B the client's and
- * the candidate's distances to org; the analysis of cl_post.c's
- * rounding_allowance in double precision), and its exp() within 1 ulp,
- * so each true similarity is at most the computed one times this: the
- * oracle's values stay upper bounds. */
-static double tile_lift(const fl_clusters *cl, const double *org, int L, double ynorm)
+ * the candidate's distances to org, A at most the leaf's span; the
+ * analysis of cl_post.c's rounding_allowance in double precision), and
+ * its exp() within 1 ulp, so each true similarity is at most the computed
+ * one times this: the oracle's values stay upper bounds. */
+static double tile_lift(const fl_clusters *cl, double span, double ynorm)
 {
-  double a = sqrt(fl_sqdist(cl->mu + (size_t) L * cl->d, org, cl->d)) + cl->rad[L];
-  double x = (cl->d + 8.0) * 0.5 * DBL_EPSILON * (a + ynorm) * (a + ynorm) * cl->inv2s2
+  double x = (cl->d + 8.0) * 0.5 * DBL_EPSILON * (span + ynorm) * (span + ynorm) * cl->inv2s2
     + 2.0 * DBL_EPSILON;
   return 1.0 + (x < 1.0 ? x * (1.0 + x) : expm1(x));
 }
@@ -160,11 +161,11 @@ static void leaf_tiles(const mf_oracle *e, int L, int ns, tile_scratch *t,
   int lo, hi;
   leaf_range(cl, L, &lo, &hi);
   double lift[FL_TILE_MAX_ROWS];
-  for (int s = 0; s < ns; s++) lift[s] = tile_lift(cl, e->org, L, sqrt(t->yn[s]));
+  for (int s = 0; s < ns; s++) lift[s] = tile_lift(cl, e->span[L], sqrt(t->yn[s]));
   for (int i0 = lo - lo % width; i0 < hi; i0 += FL_TILE_CLIENTS) {
     int nc = hi - i0 < FL_TILE_CLIENTS ? hi - i0 : FL_TILE_CLIENTS, from = lo > i0 ? lo : i0;
-    fl_rbf_tile(t->yp, t->yn, ns, e->xp + (size_t) i0 * d, e->xn + i0, nc, d, cl->inv2s2, 0,
-                t->sim, FL_TILE_CLIENTS);
+    fl_rbf_tile(t->yp, t->yn, ns, e->tiles.xp + (size_t) i0 * d, e->tiles.xn + i0, nc, d,
+                cl->inv2s2, 0, t->sim, FL_TILE_CLIENTS);
     for (int s = 0; s < ns; s++) {
       const double *w = t->sim + (size_t) s * FL_TILE_CLIENTS - i0;
       double *a = acc + (size_t) t->sel[s] * FL_DUAL_TRIALS;
@@ -188,12 +189,12 @@ static void block_values(const mf_oracle *e, const int *js, int mc, const double
       const double *yc = cl->y + (size_t) js[r] * d;
       if (leaf_needed(cl, yc, L, e->xmax[L])) {
         memcpy(t->ys + (size_t) ns * d, yc, (size_t) d * sizeof(double));
+        t->yn[ns] = e->tiles.yn[js[r]];
         t->sel[ns++] = r;
       }
     }
     if (ns == 0) continue;
-    fl_tile_norms(t->ys, ns, d, e->org, t->yn);
-    fl_tile_pack_candidates(t->ys, ns, d, e->org, t->yp);
+    fl_tile_pack_candidates(t->ys, ns, d, e->tiles.org, t->yp);
     leaf_tiles(e, L, ns, t, u, nu, acc);
   }
 }
