@@ -42,3 +42,16 @@ fl_entry fl_heap_pop(fl_heap *h)
   if (h->size > 0) sift_down(h->a, h->size, 0);
   return top;
 }
+
+void fl_heap_update(fl_heap *h, int i, fl_entry e)
+{
+  int at = i;
+  while (at > 0) {
+    int parent = (at - 1) / 2;
+    if (!fl_entry_before(e, h->a[parent])) break;
+    h->a[at] = h->a[parent];
+    at = parent;
+  }
+  h->a[at] = e;
+  if (at == i) sift_down(h->a, h->size, i);
+}

@@ -23,5 +23,7 @@ static inline int fl_entry_before(fl_entry a, fl_entry b)
 void fl_heap_build(fl_heap *h, fl_entry *a, int size);
 void fl_heap_push(fl_heap *h, fl_entry e);
 fl_entry fl_heap_pop(fl_heap *h);
+/* Entry i becomes e, moved up or down to its place. */
+void fl_heap_update(fl_heap *h, int i, fl_entry e);
 
 #endif

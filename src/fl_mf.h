@@ -130,8 +130,10 @@ struct fl_mf {
   double *keys;          /* m: scratch of the online bound (mf_dual.c) */
   int *fine_round;       /* m: round of each candidate's last fine evaluation */
   int *settle_round;     /* m: round in which its coarse gain was last keyed down */
+  unsigned char *checked; /* m: finely evaluated as a loose rival (mf_contest.c) since its last coarse evaluation */
   int refine;            /* fine evaluations of the picks (eps > 0) */
   double first_gain;     /* the first pick's gain, the largest of all */
+  double loose_pairs;    /* kernel evaluations of the loose contests (mf_contest.c) */
   int exact_tail;        /* a pick of zero gain came up: keys from the bounds ub,
                           * evaluations exact from then on (mf_contest.c) */
   int again;             /* the round made no pick: its lead fell behind when
@@ -343,6 +345,10 @@ double fl_mf_record_picks(fl_mf *r, fl_result *res);
  * gain; FL_ZERO_GAIN_PICK when the pick's gain is nil (FL_ZERO_GAIN of
  * the first pick's), for the caller to call fl_mf_rekey_from_bounds()
  * once the round's entries are back in their heaps. */
+/* s->fine of the loose contest's evaluations (mf_contest.c): fine, so
+ * keyed as they are, but skipping leaves by their bounds alone at the
+ * coarse threshold, no estimates. */
+enum { FL_FINE_BOUNDS = 2 };
 typedef enum { FL_COMMIT, FL_DEFER, FL_ZERO_GAIN_PICK } fl_verdict;
 fl_verdict fl_mf_contest(fl_mf *r, int q, int nm);
 /* Every key set to its certified bound (stale), evaluations exact from

@@ -190,6 +190,15 @@
  * the best exact gain wins: near-ties decided as greedy decides them
  * against up to FL_TEAM_BATCH - 1 exact evaluations a round. */
 #define FL_CONTEST 0.02
+/* Before that contest, this many candidates whose certified bound most
+ * exceeds the pick's gain are evaluated without estimates (the loose
+ * contest, mf_contest.c), each once per coarse evaluation: a candidate
+ * whose coarse key fell far below its gain (estimates that failed) is
+ * caught within a few picks.  Larger: more evaluations a pick. */
+#define FL_LOOSE_RIVALS 4
+/* ... while the loose contests' kernel evaluations are at most this
+ * fraction of the solve's others: they add at most that much work. */
+#define FL_LOOSE_SHARE 0.1
 
 /* The first evaluations, with nothing covered, skip the clusters later
  * ones would skip at this many times their threshold, keyed with the

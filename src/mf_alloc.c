@@ -13,7 +13,7 @@ double fl_mf_bytes(const fl_problem *p, const fl_control *c, const fl_mf_config 
   double H = fl_mf_heap_count(g, c), b = fl_mf_batch_size(c), K = fl_clusters_max_leaves(p, c);
   double post = fl_mf_post_most(g, c);
   double nchunks = (double) p->n / FL_CHUNK + K;
-  return fl_clusters_bytes(p, c) + 17.0 * p->m + 16.0 * p->m
+  return fl_clusters_bytes(p, c) + 18.0 * p->m + 16.0 * p->m
     + 16.0 * p->m + 12.0 * K   /* first_plan's */
     + 8.0 * p->m               /* the online bound's keys */
     + 8.0 * (nchunks + 1.0)    /* post_work */
@@ -66,7 +66,7 @@ void fl_mf_free(fl_mf *r)
   for (int h = 0; h < r->nbar; h++) fl_barrier_destroy(&r->bar[h]);
   free(r->heaps); free(r->bar); free(r->entries);
   free(r->fresh); free(r->nfresh); free(r->ub); free(r->keys); free(r->fine_round);
-  free(r->settle_round); free(r->chosen);
+  free(r->settle_round); free(r->checked); free(r->chosen);
   free(r->merged); free(r->from); free(r->pick); free(r->pcand); free(r->pyo);
   free(r->skip); free(r->part); free(r->hwpick); free(r->distpick); free(r->tcount); free(r->lanes);
   free(r->teval); free(r->tpos); free(r->tdf); free(r->taken); free(r->claims);
@@ -90,6 +90,7 @@ int fl_mf_alloc(fl_mf *r)
   r->keys = malloc(m * sizeof(double));
   r->fine_round = malloc(m * sizeof(int));
   r->settle_round = malloc(m * sizeof(int));
+  r->checked = calloc(m, 1);
   r->chosen = calloc(m, 1);
   r->merged = malloc(H * b * sizeof(fl_entry));
   r->from = malloc(H * b * sizeof(int));
@@ -111,7 +112,7 @@ int fl_mf_alloc(fl_mf *r)
   r->post_work = malloc((nch + 1) * sizeof(double));
   r->teval = calloc(T * fl_thread_stride(r->cl.krow + 4, sizeof(int)), sizeof(int));   /* padded: plan_one */
   if (!r->heaps || !r->hs || !r->ts || !r->bar || !r->entries || !r->fresh || !r->nfresh ||
-      !r->ub || !r->keys || !r->fine_round || !r->settle_round || !r->chosen || !r->merged ||
+      !r->ub || !r->keys || !r->fine_round || !r->settle_round || !r->checked || !r->chosen || !r->merged ||
       !r->from || !r->pick || !r->pcand || !r->pyo ||
       !r->skip || !r->part || !r->hwpick || !r->distpick || !r->tcount || !r->lanes ||
       !r->teval || !r->tpos || !r->tdf || !r->taken || !r->claims || !r->post_work)

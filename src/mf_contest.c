@@ -1,7 +1,18 @@
-/* The contest of near-ties before a pick is committed.  A fine evaluation
- * skips leaves whose bound is small beside the threshold, so it may fall
- * short of the true gain by up to its `left`; where gains lie within that
- * of each other (regular grids, repeated rows, the flat gains of a wide
+/* The contests before a pick is committed.  Keys are coarse gains, and
+ * the estimates behind a coarse gain (leaves taken as covered, the gain
+ * estimates of cl_plan.c) can fail on heavy tails, grids and repeated
+ * rows, keying a candidate far below its gain; it then waits in its heap
+ * while greedy would pick it.  So first the loose contest: the
+ * FL_LOOSE_RIVALS candidates whose certified bound ub exceeds the pick's
+ * gain by most (largest bound first), each not yet so checked since its
+ * last coarse evaluation, are evaluated without estimates (leaves skipped
+ * by their bounds alone, at the coarse threshold), and one that comes
+ * before the pick goes back with its fresh key and takes the pick's
+ * place; while these evaluations have made at most FL_LOOSE_SHARE of the
+ * solve's other kernel evaluations.  Then the near-tie contest: a fine evaluation still skips
+ * leaves whose bound is small beside the threshold, so it may fall short
+ * of the true gain by up to its `left`; where gains lie within that of
+ * each other (regular grids, repeated rows, the flat gains of a wide
  * kernel), such a shortfall would turn greedy's path, and a path turned
  * early can cost a percent of f(S) by the k-th pick.  So the pick and
  * every candidate keyed within FL_CONTEST eps of its gain whose certified
@@ -12,6 +23,9 @@
 
 /* Room for the pick and its contenders: one team batch. */
 #define FL_CONTEST_MOST (FL_TEAM_BATCH - 1)
+#if FL_LOOSE_RIVALS > FL_CONTEST_MOST
+#error "FL_LOOSE_RIVALS must fit in a contest's field"
+#endif
 
 typedef struct {
   int idx;
@@ -104,6 +118,87 @@ static int zero_gain(const fl_mf *r, double gain)
   return gain <= FL_ZERO_GAIN * r->first_gain;
 }
 
+/* The loose field: up to FL_LOOSE_RIVALS open candidates whose certified
+ * bound exceeds the pick's gain, largest bound first, none evaluated as
+ * a loose rival since its last coarse evaluation.  One pass over the
+ * bounds in candidate order (a pass over the heaps, reading each bound
+ * at random, took longer than the evaluations). */
+static void gather_loose(const fl_mf *r, fl_field *f)
+{
+  const double *ub = r->ub;
+  const unsigned char *chosen = r->chosen, *checked = r->checked;
+  double floor = f->gain;
+  f->n = 0;
+  for (int j = 0; j < r->cl.m; j++) {
+    if (ub[j] <= floor || chosen[j] || checked[j] || j == f->pick) continue;
+    int t = f->n < FL_LOOSE_RIVALS ? f->n++ : f->n - 1;
+    for (; t > 0 && ub[f->who[t - 1].idx] < ub[j]; t--) f->who[t] = f->who[t - 1];
+    fl_rival v = { j, 0, 0 };   /* only idx is read: place() finds it */
+    f->who[t] = v;
+    if (f->n == FL_LOOSE_RIVALS) floor = ub[f->who[f->n - 1].idx];
+  }
+}
+
+/* Rival idx's fresh entry e back where it waits: the round's pool after
+ * q, or its heap, moved to its place there (a rebuild of the heap cost
+ * more than the evaluations at sigma = 20); nowhere if neither holds it. */
+static void place(fl_mf *r, int idx, fl_entry e, int q, int nm)
+{
+  for (int u = q + 1; u < nm; u++)
+    if (r->merged[u].idx == idx) {
+      r->merged[u] = e;
+      return;
+    }
+  for (int h = 0; h < r->nheaps; h++) {
+    fl_heap *heap = &r->heaps[h];
+    for (int i = 0; i < heap->size; i++)
+      if (heap->a[i].idx == idx) {
+        fl_heap_update(heap, i, e);
+        return;
+      }
+  }
+}
+
+/* Evaluate the loose field without estimates (FL_FINE_BOUNDS), by the
+ * calling thread; out[0] is the pick as it is. */
+static void evaluate_loose(fl_mf *r, fl_field *f, fl_entry pick, fl_entry *out)
+{
+  fl_mf_heap *s = &r->hs[0];
+  for (int t = 0; t < f->n; t++) {
+    fl_entry e = { 0.0, f->who[t].idx, -1 };
+    s->pending[t] = e;
+    s->fine[t] = FL_FINE_BOUNDS;
+  }
+  s->npend = f->n;
+  fl_mf_eval_alone(r, s, fl_thread_id());
+  r->tcount[(size_t) fl_thread_id() * FL_MF_PAD + 1] += s->npend;
+  out[0] = pick;
+  for (int q = 0; q < s->npend; q++) {
+    out[q + 1] = fl_mf_evaluated(r, s, q, r->round);
+    r->checked[s->pending[q].idx] = 1;
+  }
+}
+
+/* The loose contest: does a loose rival, evaluated without estimates,
+ * come before the pick?  Its key is then fresh where it waits. */
+static int loose_rival_first(fl_mf *r, fl_entry p, int q, int nm)
+{
+  double pairs = fl_mf_pairs(r);
+  if (r->loose_pairs > FL_LOOSE_SHARE * (pairs - r->loose_pairs)) return 0;
+  fl_field f;
+  f.pick = p.idx;
+  f.gain = p.key;
+  gather_loose(r, &f);
+  if (f.n == 0) return 0;
+  fl_entry out[FL_LOOSE_RIVALS + 1];
+  evaluate_loose(r, &f, p, out);
+  r->loose_pairs += fl_mf_pairs(r) - pairs;
+  for (int t = 0; t < f.n; t++) place(r, f.who[t].idx, out[t + 1], q, nm);
+  for (int t = 1; t <= f.n; t++)
+    if (fl_entry_before(out[t], out[0])) return 1;
+  return 0;
+}
+
 /* A pick of zero gain while another candidate may still gain would fill
  * the set in index order (repeated rows, k past the distinct points): the
  * keys of skipping evaluations no longer tell.  Lazy greedy on the
@@ -121,6 +216,7 @@ fl_verdict fl_mf_contest(fl_mf *r, int q, int nm)
   fl_entry p = r->merged[q];
   if (r->exact_tail) return FL_COMMIT;   /* exact keys, bounds elsewhere: greedy's pick */
   if (zero_gain(r, p.key)) return FL_ZERO_GAIN_PICK;
+  if (r->npick == 0 && loose_rival_first(r, p, q, nm)) return FL_DEFER;
   fl_field f;
   f.n = 0;
   f.pick = p.idx;

@@ -22,14 +22,14 @@ static void plan_one(fl_mf *r, fl_mf_heap *s, int q, float *df, int all, int tid
 {
   const fl_clusters *cl = &r->cl;
   int *eval = r->teval + tid * fl_thread_stride(cl->krow + 4, sizeof(int));
-  int fine = s->fine[q], coarse = !fine && !all;
+  int fine = s->fine[q], coarse = !fine && !all, bounds = fine == FL_FINE_BOUNDS;
   /* estimates of what is skipped go into the keys of coarse evaluations
    * where fine ones check the picks (r->refine), and into the first ones;
    * none where the leaves are not judged by estimates */
   double *skipped = coarse && (r->guess || r->refine) && cl->estimates ? &s->guess[q] : NULL;
   s->guess[q] = 0.0;
-  double thresh = fine ? FL_FINE_FRACTION * r->thresh : r->thresh;
-  fl_cold cold = all || r->guess || !cl->estimates ? FL_COLD_NONE
+  double thresh = fine && !bounds ? FL_FINE_FRACTION * r->thresh : r->thresh;
+  fl_cold cold = all || bounds || r->guess || !cl->estimates ? FL_COLD_NONE
     : fine ? FL_COLD_OWNER : FL_COLD_ALL;
   s->left[q] = fl_clusters_plan(cl, &s->cand[q], df, thresh, all, cold, eval, skipped);
   int *items = s->item_ch + (size_t) q * cl->nchunks, n = 0, nleaves;
@@ -351,8 +351,12 @@ fl_entry fl_mf_evaluated(fl_mf *r, const fl_mf_heap *s, int q, int round)
   fl_entry e = s->pending[q];
   double ub, g = eval_total(s, &r->cl, q, &ub) + s->guess[q];
   if (ub < r->ub[e.idx]) r->ub[e.idx] = ub;
-  if (s->fine[q]) r->fine_round[e.idx] = round;
-  else if (r->refine) g *= 1.0 + FL_TIE;
+  if (s->fine[q]) {
+    r->fine_round[e.idx] = round;
+  } else {
+    r->checked[e.idx] = 0;   /* a coarse key again: a loose rival again */
+    if (r->refine) g *= 1.0 + FL_TIE;
+  }
   e.key = g;
   e.round = round;
   return e;

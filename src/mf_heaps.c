@@ -308,4 +308,5 @@ void fl_mf_stale_keys(fl_mf *r, double raise, int bounds)
     fl_heap_build(heap, heap->a, heap->size);
   }
   for (int j = 0; j < r->cl.m; j++) r->fine_round[j] = r->settle_round[j] = -1;
+  memset(r->checked, 0, (size_t) r->cl.m);
 }
