@@ -130,7 +130,7 @@ static void gather_loose(const fl_mf *r, fl_field *f)
   double floor = f->gain;
   f->n = 0;
   for (int j = 0; j < r->cl.m; j++) {
-    if (ub[j] <= floor || chosen[j] || checked[j] || j == f->pick) continue;
+    if (chosen[j] || ub[j] <= floor || checked[j] || j == f->pick) continue;   /* ub: open ones only */
     int t = f->n < FL_LOOSE_RIVALS ? f->n++ : f->n - 1;
     for (; t > 0 && ub[f->who[t - 1].idx] < ub[j]; t--) f->who[t] = f->who[t - 1];
     fl_rival v = { j, 0, 0 };   /* only idx is read: place() finds it */
