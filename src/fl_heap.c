@@ -14,6 +14,20 @@ static void sift_down(fl_entry *a, int size, int i)
   a[i] = e;
 }
 
+/* e into the hole at i, moved up past the entries it comes before;
+ * returns where it lands. */
+static int sift_up(fl_entry *a, int i, fl_entry e)
+{
+  while (i > 0) {
+    int parent = (i - 1) / 2;
+    if (!fl_entry_before(e, a[parent])) break;
+    a[i] = a[parent];
+    i = parent;
+  }
+  a[i] = e;
+  return i;
+}
+
 void fl_heap_build(fl_heap *h, fl_entry *a, int size)
 {
   h->a = a;
@@ -25,14 +39,7 @@ void fl_heap_build(fl_heap *h, fl_entry *a, int size)
  * was built with, since entries are popped before being pushed back. */
 void fl_heap_push(fl_heap *h, fl_entry e)
 {
-  int i = h->size++;
-  while (i > 0) {
-    int parent = (i - 1) / 2;
-    if (!fl_entry_before(e, h->a[parent])) break;
-    h->a[i] = h->a[parent];
-    i = parent;
-  }
-  h->a[i] = e;
+  sift_up(h->a, h->size++, e);
 }
 
 fl_entry fl_heap_pop(fl_heap *h)
@@ -45,13 +52,5 @@ fl_entry fl_heap_pop(fl_heap *h)
 
 void fl_heap_update(fl_heap *h, int i, fl_entry e)
 {
-  int at = i;
-  while (at > 0) {
-    int parent = (at - 1) / 2;
-    if (!fl_entry_before(e, h->a[parent])) break;
-    h->a[at] = h->a[parent];
-    at = parent;
-  }
-  h->a[at] = e;
-  if (at == i) sift_down(h->a, h->size, i);
+  if (sift_up(h->a, i, e) == i) sift_down(h->a, h->size, i);
 }
