@@ -26,6 +26,9 @@
 /* Relative margin on computed gains when they serve as upper bounds. */
 #define FL_UB_SLACK 1e-12
 
+/* s->fine of an evaluation without estimates (the loose contest). */
+enum { FL_FINE_BOUNDS = 2 };
+
 typedef struct fl_mf fl_mf;
 
 /* What differs between the generations.  Each generation's file fills
@@ -94,7 +97,9 @@ typedef struct {
   int *item_cum;       /* Q x (nchunks + 1): client visits before each item, and in all */
   double *partial;     /* Q x nchunks: partial gain of each item */
   double *slack;       /* Q x nchunks: its rounding allowance (fl_clusters_chunk_gains) */
-  unsigned char *fine; /* Q: evaluate it finely (next_stale in mf_heaps.c) */
+  unsigned char *fine; /* Q: evaluate it finely (next_stale in mf_heaps.c); FL_FINE_BOUNDS:
+                        * fine, but leaves skipped by their bounds alone at the
+                        * coarse threshold, no estimates (mf_contest.c) */
   float *yo;           /* Q x d: each candidate - org (fl_clusters_offset) */
   fl_cand *cand;       /* Q: each candidate as the chunk gains take it */
   fl_entry *ahead;     /* Q: the heap's tops popped ahead of the next step
@@ -130,7 +135,8 @@ struct fl_mf {
   double *keys;          /* m: scratch of the online bound (mf_dual.c) */
   int *fine_round;       /* m: round of each candidate's last fine evaluation */
   int *settle_round;     /* m: round in which its coarse gain was last keyed down */
-  unsigned char *checked; /* m: finely evaluated as a loose rival (mf_contest.c) since its last coarse evaluation */
+  unsigned char *checked; /* m: evaluated as a loose rival (mf_contest.c) since its
+                           * last coarse evaluation */
   int refine;            /* fine evaluations of the picks (eps > 0) */
   double first_gain;     /* the first pick's gain, the largest of all */
   double loose_pairs;    /* kernel evaluations of the loose contests (mf_contest.c) */
@@ -338,17 +344,15 @@ void fl_mf_post(fl_mf *r, int cover, int summary);
 double fl_mf_record_picks(fl_mf *r, fl_result *res);
 
 /* mf_contest.c: may merged entry q (fine, the round's next pick) be
- * committed?  The candidates keyed within FL_CONTEST eps of its gain whose
- * bound reaches it are evaluated exactly with it (the round's first pick;
- * for a later one, any such candidate defers it to the next round):
- * FL_DEFER when one of them gains more, the pick then keyed by its exact
- * gain; FL_ZERO_GAIN_PICK when the pick's gain is nil (FL_ZERO_GAIN of
- * the first pick's), for the caller to call fl_mf_rekey_from_bounds()
- * once the round's entries are back in their heaps. */
-/* s->fine of the loose contest's evaluations (mf_contest.c): fine, so
- * keyed as they are, but skipping leaves by their bounds alone at the
- * coarse threshold, no estimates. */
-enum { FL_FINE_BOUNDS = 2 };
+ * committed?  Before the round's first pick, the loose rivals are
+ * evaluated without estimates; then the candidates keyed within
+ * FL_CONTEST eps of its gain whose bound reaches it are evaluated exactly
+ * with it (the round's first pick; for a later one, any such candidate
+ * defers it to the next round): FL_DEFER when one of them gains more,
+ * the pick then keyed by its exact gain; FL_ZERO_GAIN_PICK when the
+ * pick's gain is nil (FL_ZERO_GAIN of the first pick's), for the caller
+ * to call fl_mf_rekey_from_bounds() once the round's entries are back in
+ * their heaps. */
 typedef enum { FL_COMMIT, FL_DEFER, FL_ZERO_GAIN_PICK } fl_verdict;
 fl_verdict fl_mf_contest(fl_mf *r, int q, int nm);
 /* Every key set to its certified bound (stale), evaluations exact from

@@ -8,11 +8,11 @@
  * last coarse evaluation, are evaluated without estimates (leaves skipped
  * by their bounds alone, at the coarse threshold), and one that comes
  * before the pick goes back with its fresh key and takes the pick's
- * place; while these evaluations have made at most FL_LOOSE_SHARE of the
- * solve's other kernel evaluations.  Then the near-tie contest: a fine evaluation still skips
- * leaves whose bound is small beside the threshold, so it may fall short
- * of the true gain by up to its `left`; where gains lie within that of
- * each other (regular grids, repeated rows, the flat gains of a wide
+ * place; while these evaluations have made at most FL_LOOSE_SHARE of
+ * the solve's other kernel evaluations.  Then the near-tie contest: a
+ * fine evaluation still skips leaves whose bound is small beside the
+ * threshold, so it may fall short of the true gain by up to its `left`;
+ * where gains lie within that of each other (regular grids, repeated rows, the flat gains of a wide
  * kernel), such a shortfall would turn greedy's path, and a path turned
  * early can cost a percent of f(S) by the k-th pick.  So the pick and
  * every candidate keyed within FL_CONTEST eps of its gain whose certified
@@ -23,9 +23,6 @@
 
 /* Room for the pick and its contenders: one team batch. */
 #define FL_CONTEST_MOST (FL_TEAM_BATCH - 1)
-#if FL_LOOSE_RIVALS > FL_CONTEST_MOST
-#error "FL_LOOSE_RIVALS must fit in a contest's field"
-#endif
 
 typedef struct {
   int idx;
@@ -118,30 +115,31 @@ static int zero_gain(const fl_mf *r, double gain)
   return gain <= FL_ZERO_GAIN * r->first_gain;
 }
 
-/* The loose field: up to FL_LOOSE_RIVALS open candidates whose certified
- * bound exceeds the pick's gain, largest bound first, none evaluated as
- * a loose rival since its last coarse evaluation.  One pass over the
- * bounds in candidate order (a pass over the heaps, reading each bound
- * at random, took longer than the evaluations). */
-static void gather_loose(const fl_mf *r, fl_field *f)
+/* The loose rivals, into who (their count returned): up to
+ * FL_LOOSE_RIVALS open candidates whose certified bound exceeds the
+ * pick's gain, largest bound first, none evaluated as a loose rival since
+ * its last coarse evaluation.  One pass over the bounds in candidate
+ * order (a pass over the heaps, reading each bound at random, took
+ * longer than the evaluations). */
+static int gather_loose(const fl_mf *r, const fl_entry *pick, int *who)
 {
   const double *ub = r->ub;
   const unsigned char *chosen = r->chosen, *checked = r->checked;
-  double floor = f->gain;
-  f->n = 0;
+  double floor = pick->key;
+  int n = 0;
   for (int j = 0; j < r->cl.m; j++) {
-    if (chosen[j] || ub[j] <= floor || checked[j] || j == f->pick) continue;   /* ub: open ones only */
-    int t = f->n < FL_LOOSE_RIVALS ? f->n++ : f->n - 1;
-    for (; t > 0 && ub[f->who[t - 1].idx] < ub[j]; t--) f->who[t] = f->who[t - 1];
-    fl_rival v = { j, 0, 0 };   /* only idx is read: place() finds it */
-    f->who[t] = v;
-    if (f->n == FL_LOOSE_RIVALS) floor = ub[f->who[f->n - 1].idx];
+    if (chosen[j] || ub[j] <= floor || checked[j] || j == pick->idx) continue;   /* ub: open ones only */
+    int t = n < FL_LOOSE_RIVALS ? n++ : n - 1;
+    for (; t > 0 && ub[who[t - 1]] < ub[j]; t--) who[t] = who[t - 1];
+    who[t] = j;
+    if (n == FL_LOOSE_RIVALS) floor = ub[who[n - 1]];
   }
+  return n;
 }
 
 /* Rival idx's fresh entry e back where it waits: the round's pool after
  * q, or its heap, moved to its place there (a rebuild of the heap cost
- * more than the evaluations at sigma = 20); nowhere if neither holds it. */
+ * more than the evaluations at sigma = 20). */
 static void place(fl_mf *r, int idx, fl_entry e, int q, int nm)
 {
   for (int u = q + 1; u < nm; u++)
@@ -159,44 +157,33 @@ static void place(fl_mf *r, int idx, fl_entry e, int q, int nm)
   }
 }
 
-/* Evaluate the loose field without estimates (FL_FINE_BOUNDS), by the
- * calling thread; out[0] is the pick as it is. */
-static void evaluate_loose(fl_mf *r, fl_field *f, fl_entry pick, fl_entry *out)
-{
-  fl_mf_heap *s = &r->hs[0];
-  for (int t = 0; t < f->n; t++) {
-    fl_entry e = { 0.0, f->who[t].idx, -1 };
-    s->pending[t] = e;
-    s->fine[t] = FL_FINE_BOUNDS;
-  }
-  s->npend = f->n;
-  fl_mf_eval_alone(r, s, fl_thread_id());
-  r->tcount[(size_t) fl_thread_id() * FL_MF_PAD + 1] += s->npend;
-  out[0] = pick;
-  for (int q = 0; q < s->npend; q++) {
-    out[q + 1] = fl_mf_evaluated(r, s, q, r->round);
-    r->checked[s->pending[q].idx] = 1;
-  }
-}
-
-/* The loose contest: does a loose rival, evaluated without estimates,
- * come before the pick?  Its key is then fresh where it waits. */
+/* The loose contest: the n rivals who[] evaluated without estimates
+ * (FL_FINE_BOUNDS) by the calling thread, each put back with its fresh
+ * key; does one of them come before pick p? */
 static int loose_rival_first(fl_mf *r, fl_entry p, int q, int nm)
 {
   double pairs = fl_mf_pairs(r);
   if (r->loose_pairs > FL_LOOSE_SHARE * (pairs - r->loose_pairs)) return 0;
-  fl_field f;
-  f.pick = p.idx;
-  f.gain = p.key;
-  gather_loose(r, &f);
-  if (f.n == 0) return 0;
-  fl_entry out[FL_LOOSE_RIVALS + 1];
-  evaluate_loose(r, &f, p, out);
+  int who[FL_LOOSE_RIVALS], n = gather_loose(r, &p, who);
+  if (n == 0) return 0;
+  fl_mf_heap *s = &r->hs[0];
+  for (int t = 0; t < n; t++) {
+    fl_entry e = { 0.0, who[t], -1 };
+    s->pending[t] = e;
+    s->fine[t] = FL_FINE_BOUNDS;
+  }
+  s->npend = n;
+  fl_mf_eval_alone(r, s, fl_thread_id());
+  r->tcount[(size_t) fl_thread_id() * FL_MF_PAD + 1] += n;
   r->loose_pairs += fl_mf_pairs(r) - pairs;
-  for (int t = 0; t < f.n; t++) place(r, f.who[t].idx, out[t + 1], q, nm);
-  for (int t = 1; t <= f.n; t++)
-    if (fl_entry_before(out[t], out[0])) return 1;
-  return 0;
+  int first = 0;
+  for (int t = 0; t < n; t++) {
+    fl_entry e = fl_mf_evaluated(r, s, t, r->round);
+    r->checked[who[t]] = 1;
+    place(r, who[t], e, q, nm);
+    first |= fl_entry_before(e, p);
+  }
+  return first;
 }
 
 /* A pick of zero gain while another candidate may still gain would fill
