@@ -68,12 +68,15 @@ facility_modes <- function(kind = NULL) {
 #' recommended packages with at least 100 complete rows, the presets at
 #' n = 4000 and six geometries unlike Gaussian blobs; 0.1 to 2 times the
 #' median-heuristic sigma; k = 5 to 100; 1 and 2 threads; 14,460 runs):
-#' median 1.000000 of greedy's f(S), 98 runs below 0.999, the worst
-#' 0.9941 (multivariate t points at twice the median sigma, `"hc"`); the
+#' median 1.000000 of greedy's f(S), 61 runs below 0.999, the worst
+#' 0.9968 (`MASS::crabs` at a tenth of the median sigma, `"nhpc"`); the
 #' presets at least 0.9993. Those figures were 0.999997, 5171 and 0.9713
 #' before the rules were bounded. No pick has zero gain while another
-#' candidate gains more than about 1e-6 of the first pick's gain (the
-#' resolution of single-precision evaluations). Where the
+#' candidate's is positive: once a pick's gain reads 0 in single precision
+#' (below 1e-6 of the first pick's), every candidate that may still gain is
+#' evaluated exactly in double precision before the next pick, so the
+#' duplicates' jitter (gains of 1e-12 of the first) is still told apart.
+#' Where the
 #' leaves of their clustering hold parts of several of the data's clusters
 #' (small data sets of many small clusters), the modes skip leaves by
 #' their bounds alone, at a few times the work; these figures are

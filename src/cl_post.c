@@ -52,7 +52,7 @@ void fl_clusters_chunk_gains(const fl_clusters *cl, int ch, int nq, const fl_can
 {
   const fl_chunk *c = &cl->chunk[ch];
   const int d = cl->d, cnt = all ? c->hi - c->lo : c->nact;
-  if (cl->xf) {
+  if (cl->xf && !cl->double_gains) {
     const float *yo[FL_DOT_BATCH];
     float yn2[FL_DOT_BATCH];
     double mass[FL_DOT_BATCH];

@@ -90,6 +90,9 @@ typedef struct {
   double *scratch;         /* per thread: room to reorder one chunk */
   int estimates;           /* skip leaves by estimates too (see FL_MIXED_SHARE) */
   double pairs;            /* kernel evaluations of the set-up */
+  int double_gains;        /* gains in double precision although xf is kept: the
+                            * matrix-free modes' exact tail (fl_mf_rekey_from_bounds),
+                            * where gains lie below single precision's resolution */
 } fl_clusters;
 
 /* Cluster and lay out the clients, open the initial facilities.  prune

@@ -355,8 +355,8 @@ double fl_mf_record_picks(fl_mf *r, fl_result *res);
  * their heaps. */
 typedef enum { FL_COMMIT, FL_DEFER, FL_ZERO_GAIN_PICK } fl_verdict;
 fl_verdict fl_mf_contest(fl_mf *r, int q, int nm);
-/* Every key set to its certified bound (stale), evaluations exact from
- * then on (r->exact_tail). */
+/* Every key set to its certified bound (stale), evaluations exact and in
+ * double precision from then on (r->exact_tail). */
 void fl_mf_rekey_from_bounds(fl_mf *r);
 
 /* mf_bound.c */

@@ -190,12 +190,15 @@ static int loose_rival_first(fl_mf *r, fl_entry p, int q, int nm)
  * the set in index order (repeated rows, k past the distinct points): the
  * keys of skipping evaluations no longer tell.  Lazy greedy on the
  * certified bounds, with exact evaluations, then evaluates every candidate
- * that might still gain before a zero is picked. */
+ * that might still gain before a zero is picked.  Those evaluations are in
+ * double precision: the gains left (a duplicate's jitter) can lie below
+ * the single-precision kernel's resolution, where it reads 0 for all. */
 void fl_mf_rekey_from_bounds(fl_mf *r)
 {
   fl_mf_stale_keys(r, 0.0, 1);
   r->exact_tail = 1;
   r->thresh = 0.0;
+  r->cl.double_gains = 1;
 }
 
 fl_verdict fl_mf_contest(fl_mf *r, int q, int nm)
