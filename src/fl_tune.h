@@ -1,8 +1,10 @@
 /* Every tunable of the solvers in one place, each with what it trades.
  * The measurements behind each value are in
  * inst/bench/results/tunables.md, under the constant's name; changing one
- * means rerunning what is recorded there.  Constants that only make room
- * for rounding stay beside their code. */
+ * means rerunning what is recorded there, and, for those ?facility_control
+ * quotes (facloc_tunables() in r_facloc.c), its help: a test compares
+ * them.  Constants that only make room for rounding stay beside their
+ * code. */
 #ifndef FL_TUNE_H
 #define FL_TUNE_H
 

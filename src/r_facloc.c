@@ -4,6 +4,7 @@
 #include "r_util.h"
 #include "facloc.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 
 /* problem: list(x = d x n matrix (row-major points), y = d x m or NULL,
  * sim = n x m or NULL, sp_p, sp_i, sp_x (CSC) or NULL, n, m, d, sigma,
@@ -214,4 +215,30 @@ SEXP facloc_modes(void)
 SEXP facloc_has_openmp(void)
 {
   return Rf_ScalarLogical(FL_HAVE_OMP ? TRUE : FALSE);
+}
+
+/* The tunables of fl_tune.h that ?facility_control quotes, by name, so
+ * that a test holds the help to the compiled values. */
+SEXP facloc_tunables(void)
+{
+  static const struct { const char *name; double value; } tunable[] = {
+    { "FL_EST_FRACTION", FL_EST_FRACTION }, { "FL_COLD_SD", FL_COLD_SD },
+    { "FL_GUESS_GAIN_FRACTION", FL_GUESS_GAIN_FRACTION }, { "FL_DROP_CAP", FL_DROP_CAP },
+    { "FL_FIRST_COARSE", FL_FIRST_COARSE }, { "FL_GUESS_EST_FRACTION", FL_GUESS_EST_FRACTION },
+    { "FL_MIXED_SHARE", FL_MIXED_SHARE }, { "FL_MIXED_EXCESS", FL_MIXED_EXCESS },
+    { "FL_MIXED_SPLIT", FL_MIXED_SPLIT }, { "FL_TIE", FL_TIE },
+    { "FL_FINE_FRACTION", FL_FINE_FRACTION }, { "FL_GAIN_FRACTION", FL_GAIN_FRACTION },
+    { "FL_CONTEST", FL_CONTEST }, { "FL_TEAM_BATCH", FL_TEAM_BATCH },
+    { "FL_LOOSE_SHARE", FL_LOOSE_SHARE }, { "FL_PRUNE_SHARE", FL_PRUNE_SHARE }
+  };
+  const int n = (int) (sizeof tunable / sizeof tunable[0]);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, n));
+  for (int t = 0; t < n; t++) {
+    REAL(out)[t] = tunable[t].value;
+    SET_STRING_ELT(names, t, Rf_mkChar(tunable[t].name));
+  }
+  Rf_setAttrib(out, R_NamesSymbol, names);
+  UNPROTECT(2);
+  return out;
 }
