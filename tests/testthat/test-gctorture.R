@@ -75,6 +75,7 @@ drivers <- list(
                              solver_control(facility_control(), "nhpc", 3L, 1L, FALSE), c(1, 5), 0.5),
   function(X) facloc_threads(),
   function(X) .Call(C_facloc_has_openmp),
+  function(X) .Call(C_facloc_tunables),
   function(X) predict(facility_greedy(X, 3, mode = "g", threads = 1, sigma = 1), X[1:4, ] + 0.1, threads = 2),
   function(X) knn_similarity(X, k = 3, sigma = 1, threads = 2),
   function(X) facility_greedy(similarity = knn_similarity(X, k = 3, sigma = 1, threads = 1), k = 2, mode = "dc", threads = 1),
