@@ -16,7 +16,7 @@
 #include <string.h>
 #include "fl_state.h"
 #include "fl_heap.h"
-#include "fl_celf.h"
+#include "celf_common.h"
 #include "fl_certify.h"
 #include "fl_solvers.h"
 #include "fl_omp.h"

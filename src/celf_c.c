@@ -7,7 +7,7 @@
 #include "fl_state.h"
 #include "fl_heap.h"
 #include "fl_omp.h"
-#include "fl_celf.h"
+#include "celf_common.h"
 
 /* One round: returns the winning entry (idx -1 when the heap is empty). */
 static fl_entry shared_round(fl_state *s, fl_heap *h, fl_lock *lock, int round)

@@ -1,6 +1,6 @@
 #include <math.h>
 #include <stdlib.h>
-#include "fl_celf.h"
+#include "celf_common.h"
 #include "fl_certify.h"
 #include "fl_omp.h"
 #include "fl_tune.h"

@@ -1,6 +1,6 @@
 /* Pieces shared by the CELF solvers: initial gains, the bound, results. */
-#ifndef FL_CELF_H
-#define FL_CELF_H
+#ifndef CELF_COMMON_H
+#define CELF_COMMON_H
 
 #include "fl_state.h"
 #include "fl_heap.h"

@@ -7,7 +7,7 @@
 #include "fl_heap.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
-#include "fl_celf.h"
+#include "celf_common.h"
 
 /* Refresh heap h until its top is fresh for this round. */
 static double refresh_top(fl_state *s, fl_heap *h, int round)

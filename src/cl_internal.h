@@ -94,7 +94,7 @@ void fl_cl_single_precision_chunk(fl_clusters *cl, int ch);
 void fl_cl_single_precision_chunks(fl_clusters *cl);
 void fl_cl_leaf_floats(fl_clusters *cl, int k);
 
-/* fl_kernel_leaves.c */
+/* cl_kernel_leaves.c */
 /* v[i] = sqrt(v[i]) for n values >= 0. */
 void fl_sqrtf_array(float *v, int n);
 #if FL_WIDE
