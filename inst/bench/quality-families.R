@@ -98,8 +98,13 @@ r_data_sets <- function(packages = sweep_packages(), min_n = 100, max_n = 5000,
 #   aniso10:    Gaussian mixture of 10 clusters in R^10 whose coordinate j
 #               is scaled by 1000^((j - 1) / 9): axis scales 1 to 1000;
 #   dups_exact: 40 distinct points of R^6 each repeated about n / 40 times;
-#   dups_jit:   the same with jitter of sd 1e-6 relative to the spread.
-own_family_names <- function() c("rings8", "cauchy8", "t1_4", "aniso10", "dups_exact", "dups_jit")
+#   dups_jit:   the same with jitter of sd 1e-6 relative to the spread;
+#   square2:    uniform in the unit square (low dimension, no structure);
+#   grid2:      n points of the smallest square integer grid that holds them
+#               (55 x 55 at n = 3000; exact near-ties
+#               everywhere: greedy's path is decided by its tie-break).
+own_family_names <- function() c("rings8", "cauchy8", "t1_4", "aniso10", "dups_exact", "dups_jit",
+                                 "square2", "grid2")
 
 own_family <- function(name, n = 3000, seed = 1) {
   set.seed(seed)
@@ -130,6 +135,11 @@ own_family <- function(name, n = 3000, seed = 1) {
     dups_jit = {
       P <- matrix(stats::rnorm(40 * 6, sd = 5), 40)
       P[rep_len(1:40, n)[sample.int(n)], ] + matrix(stats::rnorm(n * 6, sd = 5e-6), n)
+    },
+    square2 = matrix(stats::runif(n * 2), n),
+    grid2 = {
+      side <- ceiling(sqrt(n))
+      as.matrix(expand.grid(seq_len(side), seq_len(side)))[sample.int(side^2, n), ] + 0
     },
     stop("unknown family ", name))
 }

@@ -15,7 +15,8 @@
 #   "preset": the 12 presets of facility_presets() at n = 4000 (seed 1).
 #   "own": the families of own_family() at n = 3000, seed 1 (rings and a
 #     spiral in R^8, multivariate t with 1.5 and 1 df, axis scales 1 to
-#     1000, 40 distinct points repeated exactly or with 1e-6 jitter).
+#     1000, 40 distinct points repeated exactly or with 1e-6 jitter, uniform
+#     in the unit square, a sample of an integer grid in the plane).
 # sigma = 0.1, 0.25, 0.5, 1 and 2 times facility_sigma(X) (the median
 # heuristic), k = 5, 20, 50, 100 with k < n / 2.  Exact greedy runs once per
 # data set and sigma at the largest k; its objective at a smaller k is that
