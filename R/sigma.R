@@ -56,9 +56,13 @@ facility_sigma <- function(X, rows = 2000, seed = 1) {
     n <- nrow(X)
   }
   keep <- if (n > rows) sort(with_fixed_rng(seed, sample.int(n, rows)))
-  d <- if (inherits(X, "dist")) dist_entries(D, keep)
-       else stats::dist(if (is.null(keep)) X else X[keep, , drop = FALSE])
-  median_width(as.vector(d))
+  if (inherits(X, "dist")) return(median_width(as.vector(dist_entries(D, keep))))
+  sample_rows <- if (is.null(keep)) X else X[keep, , drop = FALSE]
+  storage.mode(sample_rows) <- "double"
+  # stats::median(dist()) in C, without the distances going through R
+  out <- .Call(C_facloc_median_distance, sample_rows)
+  check_status(out$status, "facility_sigma()")
+  out$width
 }
 
 # sigma = NULL: the median heuristic on the clients (points or a dist).

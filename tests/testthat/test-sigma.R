@@ -111,3 +111,27 @@ test_that("the defaults give decreasing gains on iris, quakes and faithful", {
                  tolerance = 1e-10, label = name)
   }
 })
+
+test_that("the width is stats::median(dist()) of the sample, to the last bit", {
+  # computed in C (fl_sigma.c): the same sums and the same mean of the two
+  # middle distances as R's, on odd and even counts, ties and repeated rows
+  oracle <- function(X, rows = 2000, seed = 1) {
+    X <- as.matrix(X)
+    keep <- if (nrow(X) > rows) sort(facloc:::with_fixed_rng(seed, sample.int(nrow(X), rows)))
+    d <- as.vector(stats::dist(if (is.null(keep)) X else X[keep, , drop = FALSE]))
+    width <- stats::median(d)
+    if (width == 0 && any(d > 0)) width <- stats::median(d[d > 0])
+    if (width == 0) 1 else width
+  }
+  data_sets <- list(iris[1:4], quakes[c("long", "lat")], faithful["waiting"], mtcars,
+                    matrix(1:40, 10), matrix(c(0, 3), 2, 1), matrix(rep(1:2, c(10, 3)), 13, 1))
+  for (i in seq_along(data_sets))
+    expect_identical(facility_sigma(data_sets[[i]]), oracle(data_sets[[i]]), label = i)
+  set.seed(3)
+  for (r in 1:200) {
+    X <- matrix(round(rnorm(sample(2:40, 1) * 3) * 10^sample(-3:3, 1), sample(0:3, 1)), ncol = 3)
+    rows <- sample(2:50, 1)
+    expect_identical(facility_sigma(X, rows = rows, seed = r), oracle(X, rows, seed = r),
+                     label = r)
+  }
+})

@@ -1,0 +1,13 @@
+/* The median heuristic's width (fl_sigma.c). */
+#ifndef FL_SIGMA_H
+#define FL_SIGMA_H
+
+#include "facloc.h"
+
+/* *width: the median of the distances between the n rows of the n x d
+ * column-major x (stats::median(dist(x))); where it is 0, the median of
+ * the positive ones; where none is positive, 1.  FL_ERR_NOMEM when the
+ * n (n - 1) / 2 distances cannot be held. */
+int fl_median_distance(const double *x, int n, int d, double *width);
+
+#endif

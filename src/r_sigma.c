@@ -1,0 +1,15 @@
+/* .Call glue for facility_sigma(). */
+#include "r_util.h"
+#include "fl_sigma.h"
+
+/* x: an n x d double matrix (the sampled rows).  Returns list(status,
+ * width). */
+SEXP facloc_median_distance(SEXP x)
+{
+  double width;
+  int status = fl_median_distance(REAL(x), Rf_nrows(x), Rf_ncols(x), &width);
+  SEXP w = PROTECT(Rf_ScalarReal(width));
+  SEXP out = fl_r_status_list(status, "width", w);
+  UNPROTECT(1);
+  return out;
+}
