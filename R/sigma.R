@@ -56,11 +56,14 @@ facility_sigma <- function(X, rows = 2000, seed = 1) {
     n <- nrow(X)
   }
   keep <- if (n > rows) sort(with_fixed_rng(seed, sample.int(n, rows)))
-  if (inherits(X, "dist")) return(median_width(as.vector(dist_entries(D, keep))))
-  sample_rows <- if (is.null(keep)) X else X[keep, , drop = FALSE]
-  storage.mode(sample_rows) <- "double"
-  # stats::median(dist()) in C, without the distances going through R
-  out <- .Call(C_facloc_median_distance, sample_rows)
+  # stats::median(dist()) in C (fl_sigma.c), with its fallbacks
+  out <- if (inherits(X, "dist")) {
+    .Call(C_facloc_median_width, as.double(dist_entries(D, keep)))
+  } else {
+    sample_rows <- if (is.null(keep)) X else X[keep, , drop = FALSE]
+    storage.mode(sample_rows) <- "double"
+    .Call(C_facloc_median_distance, sample_rows)
+  }
   check_status(out$status, "facility_sigma()")
   out$width
 }
@@ -68,10 +71,4 @@ facility_sigma <- function(X, rows = 2000, seed = 1) {
 # sigma = NULL: the median heuristic on the clients (points or a dist).
 resolve_sigma <- function(sigma, X) {
   check_sigma(if (is.null(sigma)) facility_sigma(X) else sigma)
-}
-
-median_width <- function(d) {
-  width <- if (length(d)) stats::median(d) else 0
-  if (width == 0 && any(d > 0)) width <- stats::median(d[d > 0])
-  if (width == 0) 1 else width
 }

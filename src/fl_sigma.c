@@ -4,6 +4,7 @@
  * middle values), without the vector of distances going through R. */
 #include <stdlib.h>
 #include <math.h>
+#include <string.h>
 #include "fl_sigma.h"
 
 /* The distance of rows i and j of the n x d column-major x, summed over
@@ -76,6 +77,19 @@ static size_t positive_front(double *v, size_t len)
   return np;
 }
 
+/* The width of the distances v[0..len-1] (v reordered): their median,
+ * else that of the positive ones, else 1. */
+static double width_of(double *v, size_t len)
+{
+  if (len == 0) return 1.0;
+  double m = median_of(v, len);
+  if (m == 0) {
+    size_t np = positive_front(v, len);
+    m = np > 0 ? median_of(v, np) : 1.0;
+  }
+  return m;
+}
+
 int fl_median_distance(const double *x, int n, int d, double *width)
 {
   *width = 1.0;
@@ -85,12 +99,19 @@ int fl_median_distance(const double *x, int n, int d, double *width)
   if (!v) return FL_ERR_NOMEM;
   for (int j = 0; j < n; j++)
     for (int i = j + 1; i < n; i++) v[at++] = row_distance(x, n, d, i, j);
-  double m = median_of(v, len);
-  if (m == 0) {
-    size_t np = positive_front(v, len);
-    m = np > 0 ? median_of(v, np) : 1.0;
-  }
+  *width = width_of(v, len);
   free(v);
-  *width = m;
+  return FL_OK;
+}
+
+int fl_median_width(const double *dist, size_t len, double *width)
+{
+  *width = 1.0;
+  if (len == 0) return FL_OK;
+  double *v = malloc(len * sizeof(double));
+  if (!v) return FL_ERR_NOMEM;
+  memcpy(v, dist, len * sizeof(double));
+  *width = width_of(v, len);
+  free(v);
   return FL_OK;
 }

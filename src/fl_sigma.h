@@ -9,5 +9,7 @@
  * the positive ones; where none is positive, 1.  FL_ERR_NOMEM when the
  * n (n - 1) / 2 distances cannot be held. */
 int fl_median_distance(const double *x, int n, int d, double *width);
+/* *width by the same rule from len given distances (a dist object's). */
+int fl_median_width(const double *dist, size_t len, double *width);
 
 #endif

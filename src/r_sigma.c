@@ -13,3 +13,14 @@ SEXP facloc_median_distance(SEXP x)
   UNPROTECT(1);
   return out;
 }
+
+/* d: a double vector of distances.  Returns list(status, width). */
+SEXP facloc_median_width(SEXP d)
+{
+  double width;
+  int status = fl_median_width(REAL(d), (size_t) XLENGTH(d), &width);
+  SEXP w = PROTECT(Rf_ScalarReal(width));
+  SEXP out = fl_r_status_list(status, "width", w);
+  UNPROTECT(1);
+  return out;
+}

@@ -77,6 +77,7 @@ drivers <- list(
   function(X) .Call(C_facloc_has_openmp),
   function(X) .Call(C_facloc_tunables),
   function(X) facility_sigma(X, rows = 10),
+  function(X) facility_sigma(stats::dist(X), rows = 10),
   function(X) predict(facility_greedy(X, 3, mode = "g", threads = 1, sigma = 1), X[1:4, ] + 0.1, threads = 2),
   function(X) knn_similarity(X, k = 3, sigma = 1, threads = 2),
   function(X) facility_greedy(similarity = knn_similarity(X, k = 3, sigma = 1, threads = 1), k = 2, mode = "dc", threads = 1),
