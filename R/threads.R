@@ -37,23 +37,28 @@
 #'
 #' The solvers synchronise their threads at every round (the matrix-free
 #' modes thousands of times a solve), so a thread the system pauses for
-#' another program holds up the rest. facloc's own waits (the group
-#' barriers of `"nhpc"`) spin for about 60 microseconds, yield, then sleep,
-#' which frees the core for the thread they wait for; rounds of the exact
-#' modes too small to pay for a team run on one thread (the answers are the
-#' same). The waits of OpenMP itself, at the end of every parallel region,
-#' are the runtime's: GCC's, which R on Linux loads when it starts, spins
-#' for milliseconds before it sleeps, and reads its setting once, before
-#' any package is loaded, so facloc cannot change it. On a machine whose
-#' cores are busy with other work, start R with `OMP_WAIT_POLICY=passive`
-#' in its environment (`OMP_WAIT_POLICY=passive R`, or exported by the
-#' shell: `~/.Renviron` is read too late), or use fewer threads. On the
-#' package's 2-core test machine, otherwise idle, beside a second R
-#' solving `"medium"` at 2 threads: `"nhpc"` on `"medium"` at `sigma = 20`
-#' took 24 times as long at 2 threads as at 1 with the default wait policy
-#' and 2.3 times with `OMP_WAIT_POLICY=passive`; [dpmeans()] on 1e5 points
-#' 1.5 and 0.94 times (`inst/bench/under-load.sh`). Alone, 2 threads took
-#' 0.57 to 0.86 times as long as 1.
+#' another program holds up the rest, a time slice at each meeting. So
+#' facloc measures whether the processors are oversubscribed: on Linux, how
+#' long the calling thread waited, ready to run, for a processor (its run
+#' delay in `/proc/thread-self/schedstat`), over windows of 10 ms. After a
+#' window in which it waited more than a tenth of the time, every parallel
+#' region runs on one thread for 50 ms, doubling up to a second while the
+#' load stays, and full teams come back once a window at full strength is
+#' free of it. The answer never changes: it depends on the `threads`
+#' asked for (the matrix-free modes' heaps and batches, OCC's epochs),
+#' never on how many threads run a region, which only divides the work.
+#' On the package's 2-core test machine, beside a second R solving
+#' `"medium"` at 2 threads in a loop (with this build or an older one whose
+#' teams keep their size), every case of
+#' `inst/bench/under-load.sh` took 0.98 to 1.21 times as long at 2 threads
+#' as at 1 (up to 24 times before), and 0.81 to 1.17 times beside two busy
+#' loops; alone, 2 threads took 0.61 to 0.89 times as long as 1. Elsewhere
+#' (macOS, Windows) teams keep their size. facloc's own waits (the group barriers of `"nhpc"`)
+#' spin for about 60 microseconds, yield, then sleep; rounds of the exact
+#' modes too small to pay for a team run on one thread. OpenMP's own waits
+#' at the end of a region are the runtime's: GCC's spins for milliseconds
+#' before it sleeps, which `OMP_WAIT_POLICY=passive` in R's environment
+#' (set before R starts) shortens.
 #'
 #' @param n A whole number of threads (at least 1), or `NULL` for the
 #'   automatic default. Missing: just report the current default.
@@ -143,4 +148,17 @@ resolve_threads <- function(threads, arg = "threads") {
 # team (libgomp keeps its pool of threads, which the child lacks).
 teams_before_fork <- function() {
   !is.null(.facloc$teams_by) && .facloc$teams_by != Sys.getpid()
+}
+
+# How the solvers size their teams (see fl_threads.c): "auto" measures the
+# load and runs regions on one thread while the processors are
+# oversubscribed; "one" always and "full" never (tests). Returns the load
+# counts since the process started: windows judged, contended, teams
+# shrunk to one thread. Internal: answers never depend on it.
+team_policy <- function(policy = NULL) {
+  code <- if (is.null(policy)) NA_integer_ else match(match.arg(policy, c("auto", "one", "full")),
+                                                       c("auto", "one", "full")) - 1L
+  counts <- .Call(C_facloc_team, code)
+  names(counts) <- c("windows", "contended", "shrunk")
+  counts
 }

@@ -15,7 +15,7 @@ static fl_entry shared_round(fl_state *s, fl_heap *h, fl_lock *lock, int round)
   fl_entry winner = { 0.0, -1, -1 };
   int in_flight = 0, done = 0;
   double evaluations = 0.0;
-FL_OMP(parallel num_threads(s->threads) reduction(+:evaluations))
+FL_OMP(parallel num_threads(fl_team(s->threads)) reduction(+:evaluations))
   {
     for (;;) {
       fl_entry job = { 0.0, -1, -1 };

@@ -10,12 +10,12 @@
 static void round_hc(fl_mf *r)
 {
   int threads = r->c->threads;
-FL_OMP(parallel num_threads(threads))
+FL_OMP(parallel num_threads(fl_team(threads)))
   fl_mf_refresh_heaps(r, fl_thread_id(), 0, 1);
   fl_mf_merge(r);
-FL_OMP(parallel num_threads(threads))
+FL_OMP(parallel num_threads(fl_team(threads)))
   fl_mf_post(r, 1, 0);
-FL_OMP(parallel num_threads(threads))
+FL_OMP(parallel num_threads(fl_team(threads)))
   fl_mf_post(r, 0, 1);
   (void) threads;
 }

@@ -184,7 +184,7 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
     base[K1] = cl->K;
     int failed = 0;
     largest_first(start, K1, order);
-FL_OMP(parallel for num_threads(c->threads) schedule(dynamic, 1) reduction(|:failed))
+FL_OMP(parallel for num_threads(fl_team(c->threads)) schedule(dynamic, 1) reduction(|:failed))
     for (int o = 0; o < K1; o++) {
       int t = order[o].t, size = start[t + 1] - start[t];
       if (size == 0) continue;
@@ -281,7 +281,7 @@ static double post_all(fl_clusters *cl, const fl_cand *pick, int npick,
                        const unsigned char *skip, int cover, int summary)
 {
   double pairs = 0.0;
-FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8) reduction(+:pairs))
+FL_OMP(parallel for num_threads(fl_team(cl->threads)) schedule(dynamic, 8) reduction(+:pairs))
   for (int ch = 0; ch < cl->nchunks; ch++)
     pairs += fl_clusters_post_chunk(cl, ch, pick, npick, skip, NULL, cover, summary,
                                     fl_thread_id());

@@ -404,7 +404,7 @@ double fl_clusters_plan(const fl_clusters *cl, const fl_cand *cand, float *df, d
  * fl_clusters_leaf_mass). */
 void fl_clusters_leaf_mass(const fl_clusters *cl, double *est)
 {
-FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8))
+FL_OMP(parallel for num_threads(fl_team(cl->threads)) schedule(dynamic, 8))
   for (int L = 0; L < cl->K; L++) {
     fl_cand cand;
     float *df = point_distances(cl, cl->mu + (size_t) L * cl->d, &cand);

@@ -105,7 +105,7 @@ void fl_cl_bisector_spreads(fl_clusters *cl)
   const int d = cl->d;
   double *scratch = cl->scratch;
   int mixed = 0;
-FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 8) reduction(+:mixed))
+FL_OMP(parallel for num_threads(fl_team(cl->threads)) schedule(dynamic, 8) reduction(+:mixed))
   for (int k = 0; k < cl->K; k++) {
     double *v = scratch + fl_thread_id() * fl_thread_stride((size_t) FL_CHUNK * (d + 2), sizeof(double));
     int f = cl->first[k], e = cl->first[k + 1];
@@ -166,7 +166,7 @@ void fl_cl_single_precision_chunk(fl_clusters *cl, int ch)
 
 void fl_cl_single_precision_chunks(fl_clusters *cl)
 {
-FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 16))
+FL_OMP(parallel for num_threads(fl_team(cl->threads)) schedule(dynamic, 16))
   for (int ch = 0; ch < cl->nchunks; ch++) fl_cl_single_precision_chunk(cl, ch);
 }
 

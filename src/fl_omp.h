@@ -36,6 +36,7 @@ static inline void fl_lock_destroy(fl_lock *l) { omp_destroy_lock(l); }
 static inline void fl_lock_set(fl_lock *l) { omp_set_lock(l); }
 static inline void fl_lock_unset(fl_lock *l) { omp_unset_lock(l); }
 static inline int fl_par_procs(void) { return omp_get_num_procs(); }
+static inline int fl_in_parallel(void) { return omp_in_parallel(); }
 #else
 #define FL_HAVE_OMP 0
 #define FL_OMP(...)
@@ -50,6 +51,7 @@ static inline void fl_lock_destroy(fl_lock *l) { (void) l; }
 static inline void fl_lock_set(fl_lock *l) { (void) l; }
 static inline void fl_lock_unset(fl_lock *l) { (void) l; }
 static inline int fl_par_procs(void) { return 1; }
+static inline int fl_in_parallel(void) { return 0; }
 #endif
 
 /* Sequentially consistent atomics on an int shared by a team (each a full
@@ -90,13 +92,26 @@ static inline void fl_flush(void)
  * time (see mf_share.c), and with static halves the faster thread waits
  * for the slower one. */
 
+/* fl_threads.c: the team of a parallel region for a solve of `threads`
+ * (logical) threads: `threads`, or one while the processors are
+ * oversubscribed; the answer is the same.  Call outside parallel regions
+ * (inside, it returns `threads` and measures nothing). */
+int fl_team(int threads);
+/* FL_TEAM_AUTO measures the load; FL_TEAM_ONE runs every team on one
+ * thread and FL_TEAM_FULL none (tests, and harnesses exercising teams). */
+enum { FL_TEAM_AUTO = 0, FL_TEAM_ONE = 1, FL_TEAM_FULL = 2 };
+void fl_team_policy(int policy);
+/* Windows judged, of them contended, and teams shrunk to one thread,
+ * since the process started. */
+void fl_team_counts(double *counts);
+
 /* The threads for a loop of `work` units: one below `least` (a cut-off
- * of fl_tune.h), where a parallel region costs more than it saves.  A
- * region costs a team even when it runs on one thread, so callers with a
- * serial path take it when this is 1. */
+ * of fl_tune.h), where a parallel region costs more than it saves, else
+ * fl_team(threads).  A region costs a team even when it runs on one
+ * thread, so callers with a serial path take it when this is 1. */
 static inline int fl_par_threads(int threads, double work, double least)
 {
-  return work >= least ? threads : 1;
+  return work >= least ? fl_team(threads) : 1;
 }
 
 /* Processors this process may run on (its affinity mask), 1 without OpenMP. */

@@ -35,7 +35,7 @@ static int pass_tiled(const fl_problem *p, int threads, double *gain)
   fl_tiles t;
   if (fl_tiles_init(&t, p, threads) != FL_OK) return FL_ERR_NOMEM;
   int mc = fl_tile_candidates(p->d), nb = (p->m + mc - 1) / mc, status = FL_OK;
-FL_OMP(parallel num_threads(threads))
+FL_OMP(parallel num_threads(fl_team(threads)))
   {
     double *tile = malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
     double *yp = malloc(sizeof(double) * fl_tile_packed(mc, p->d));
@@ -60,7 +60,7 @@ int fl_pass_gains(const fl_problem *p, int threads, double *gain)
   if (!p->sim && !p->sp_p) return pass_tiled(p, threads, gain);
   double *cover = calloc((size_t) p->n, sizeof(double));
   if (!cover) return FL_ERR_NOMEM;
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 16))
+FL_OMP(parallel for num_threads(fl_team(threads)) schedule(dynamic, 16))
   for (int j = 0; j < p->m; j++) gain[j] = fl_gain(p, j, cover);
   (void) threads;
   free(cover);

@@ -69,6 +69,21 @@
 #define FL_BARRIER_YIELDS 4
 #endif
 
+/* Teams under load (fl_threads.c): a window of FL_LOAD_WINDOW seconds in
+ * which the calling thread waited for a processor more than FL_LOAD_SHARE
+ * of the time holds teams at one thread for FL_LOAD_HOLD_MIN seconds,
+ * doubling up to FL_LOAD_HOLD_MAX while full teams keep meeting the load.
+ * The window: several of the scheduler's time slices (a few ms each),
+ * against the time a new load runs on a full team.  The share: above what
+ * an idle machine shows, below what one more runnable thread than
+ * processors causes (measured: inst/bench/results/tunables.md).  The
+ * hold: how long a process stays on one thread after the load is gone,
+ * against the windows full teams spend probing a load that stays. */
+#define FL_LOAD_WINDOW 0.01
+#define FL_LOAD_SHARE 0.1
+#define FL_LOAD_HOLD_MIN 0.05
+#define FL_LOAD_HOLD_MAX 1.0
+
 /* -- Blocks, batches and samples of the kernels and scans: cache and
  * register reuse against work per block --------------------------------- */
 

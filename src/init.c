@@ -11,6 +11,7 @@ SEXP facloc_dual_value(SEXP problem, SEXP u, SEXP k, SEXP threads);
 SEXP facloc_mf_dual_values(SEXP problem, SEXP control, SEXP selected, SEXP alpha);
 SEXP facloc_solve_bytes(SEXP problem, SEXP control);
 SEXP facloc_num_procs(void);
+SEXP facloc_team(SEXP policy);
 SEXP facloc_has_openmp(void);
 SEXP facloc_modes(void);
 SEXP facloc_tunables(void);
@@ -40,6 +41,7 @@ static const R_CallMethodDef call_methods[] = {
   {"facloc_mf_dual_values", (DL_FUNC) &facloc_mf_dual_values, 4},
   {"facloc_solve_bytes", (DL_FUNC) &facloc_solve_bytes, 2},
   {"facloc_num_procs", (DL_FUNC) &facloc_num_procs, 0},
+  {"facloc_team", (DL_FUNC) &facloc_team, 1},
   {"facloc_has_openmp", (DL_FUNC) &facloc_has_openmp, 0},
   {"facloc_modes", (DL_FUNC) &facloc_modes, 0},
   {"facloc_tunables", (DL_FUNC) &facloc_tunables, 0},

@@ -42,7 +42,7 @@ static void lower_dist(const double *x, int ns, int step, int d, const double *c
                        int threads, double *dist)
 {
   if (fl_par_threads(threads, ns, FL_PAR_MIN_CLIENTS) > 1) {
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 8))
+FL_OMP(parallel for num_threads(fl_team(threads)) schedule(dynamic, 8))
     for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) lower_block(x, ns, step, d, c, s0, dist);
   } else {
     for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) lower_block(x, ns, step, d, c, s0, dist);
@@ -169,7 +169,7 @@ static int assign_points(const fl_assign *a, int threads, float *scratch)
 {
   int changed = 0;
   if (threads > 1) {
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 1) reduction(+:changed))
+FL_OMP(parallel for num_threads(fl_team(threads)) schedule(dynamic, 1) reduction(+:changed))
     for (int i0 = 0; i0 < a->n; i0 += FL_ASSIGN_RANGE)
       changed += assign_range(a, i0, scratch, fl_thread_id());
   } else {
@@ -226,7 +226,7 @@ static void center_sums(const double *x, int n, int d, int K, const int *assign,
   memset(count, 0, (size_t) K * sizeof(int));
   for (int i = 0; i < n; i++) count[assign[i]]++;
   if (threads > 1 && B > 1) {
-FL_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
+FL_OMP(parallel for num_threads(fl_team(threads)) schedule(dynamic, 1))
     for (int blk = 0; blk < B; blk++) block_sums(x, n, d, K, assign, blk, B, part);
   } else {
     for (int blk = 0; blk < B; blk++) block_sums(x, n, d, K, assign, blk, B, part);

@@ -133,7 +133,7 @@ int fl_knn(const double *x, int n, const double *y, int m, int d, int k,
     free(dq); free(order); free(hits); fl_balls_free(&b);
     return FL_ERR_NOMEM;
   }
-FL_OMP(parallel num_threads(threads))
+FL_OMP(parallel num_threads(fl_team(threads)))
   {
     int me = fl_thread_id();
     /* Queries that are the candidates go in ball order: neighbours run

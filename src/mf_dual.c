@@ -233,7 +233,7 @@ static int mf_values(fl_dual_oracle *o, const int *js, int cnt, const double *co
   int failed = 0;
   for (int q = 0; q < nu; q++) leaf_minima(cl, u[q], e->umin + (size_t) q * cl->K);
   leaf_limits(cl, e->umin, nu, e->xmax);
-FL_OMP(parallel num_threads(cl->threads))
+FL_OMP(parallel num_threads(fl_team(cl->threads)))
   {
     tile_scratch t;
     double *acc = malloc((size_t) mc * FL_DUAL_TRIALS * sizeof(double));
@@ -264,7 +264,7 @@ static int mf_top_two(fl_dual_oracle *o, const int *js, int cnt, const double *t
   const int d = cl->d;
   leaf_minima(cl, t, e->umin);
   leaf_limits(cl, e->umin, 1, e->xmax);
-FL_OMP(parallel for num_threads(cl->threads) schedule(dynamic, 1))
+FL_OMP(parallel for num_threads(fl_team(cl->threads)) schedule(dynamic, 1))
   for (int L = 0; L < cl->K; L++) {
     int lo, hi;
     leaf_range(cl, L, &lo, &hi);

@@ -199,7 +199,7 @@ static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
   const int P = s->workers, b = s->batch, nblocks = c * P;
   int parallel = propose_in_parallel((double) c * P * b, work);
   (void) parallel;
-FL_OMP(parallel for num_threads(s->threads) if(parallel) schedule(static))
+FL_OMP(parallel for num_threads(fl_team(s->threads)) if(parallel) schedule(static))
   for (int blk = 0; blk < nblocks; blk++) {
     int base = blk * b, first = epoch_row(s, t, base);
     int count = first < 0 ? 0 : (s->n - first < b ? s->n - first : b);
@@ -453,7 +453,7 @@ void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
 {
   int parallel = propose_in_parallel(hi - lo, work);
   (void) threads; (void) parallel;
-FL_OMP(parallel for num_threads(threads) if(parallel) schedule(static))
+FL_OMP(parallel for num_threads(fl_team(threads)) if(parallel) schedule(static))
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) propose(st, i, i - lo);
 }
 

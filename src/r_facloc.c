@@ -192,6 +192,21 @@ SEXP facloc_num_procs(void)
   return Rf_ScalarInteger(fl_num_procs());
 }
 
+/* Set how teams are sized (0 auto, 1 one thread, 2 full; NA keeps it) and
+ * return the load counts: windows judged, contended, teams shrunk. */
+SEXP facloc_team(SEXP policy)
+{
+  int pol = Rf_asInteger(policy);
+  if (pol != NA_INTEGER) {
+    if (pol < FL_TEAM_AUTO || pol > FL_TEAM_FULL) Rf_error("'policy' must be 0, 1 or 2");
+    fl_team_policy(pol);
+  }
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
+  fl_team_counts(REAL(out));
+  UNPROTECT(1);
+  return out;
+}
+
 /* The modes of fl_solve.c's table: list(name, kind). */
 SEXP facloc_modes(void)
 {

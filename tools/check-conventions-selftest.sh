@@ -11,6 +11,7 @@ plant() {
     openmp-macro) printf '#ifdef _OPENMP\n#endif\n' >> "$s/fl_heap.c" ;;
     openmp-call) printf 'static int planted(void) { return omp_get_max_threads(); }\n' >> "$s/fl_heap.c" ;;
     tunable) printf '#define FL_PLANTED_BLOCK 128\n' >> "$s/fl_heap.c" ;;
+    team) sed -i 's/num_threads(fl_team(threads))/num_threads(threads)/' "$s/knn.c" ;;
     mode-enum) printf 'static const int planted = FL_MODE_HC;\n' >> "$s/fl_heap.c" ;;
     include-cycle)
       printf '#include "fl_memory.h"\n' >> "$s/fl_heap.h"
@@ -45,7 +46,7 @@ self_test() {
   else
     echo "self-test: FAIL: the clean copy fails:"; echo "$out"; failures=$((failures + 1))
   fi
-  for case in openmp-pragma openmp-macro openmp-call tunable mode-enum include-cycle call-cycle \
+  for case in openmp-pragma openmp-macro openmp-call tunable team mode-enum include-cycle call-cycle \
               file-length function-length mode-list-R mode-list-tests; do
     fresh
     plant "$case" || { failures=$((failures + 1)); continue; }

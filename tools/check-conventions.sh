@@ -25,6 +25,10 @@
 #   [file-length]     a src file over 600 lines
 #   [function-length] a C function over 80 lines, from the line at column
 #                     0 that starts its definition to its "}" at column 0
+#   [team]            a num_threads() clause in src/ whose argument is not
+#                     fl_team(...), fl_par_threads(...) or a variable named
+#                     team: every region's team is sized in fl_threads.c
+#                     (one thread while the processors are oversubscribed)
 #   [mode-list]       c("...", ...) in R/ or tests/ (code, one line) whose
 #                     names are all the modes of one or more kinds of the
 #                     table in src/fl_solve.c: use facility_modes(kind)
@@ -91,6 +95,12 @@ check_tunables() {
         split(line, w, /[ \t]+/)
         if (!(w[1] in ok))
           print f[1] ":" f[2] ": [tunable] numeric " w[1] " outside src/fl_tune.h (move it there, or allow-list it in tools/check-conventions.sh with a reason)" }'
+}
+
+check_teams() {
+  grep -nE '(^|[^A-Za-z0-9_])num_threads\(' $(c_files) | grep -vE 'num_threads\((fl_team\(|fl_par_threads\(|team\))' |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)' | rel |
+    awk -F: '{ print $1 ":" $2 ": [team] num_threads() not sized by fl_team() or fl_par_threads()" }'
 }
 
 check_mode_enum() {
@@ -231,7 +241,7 @@ check_mode_lists() {
 run_checks() {
   [ -d "$root/src" ] || die "no src/ under $root"
   local out
-  out=$(check_openmp; check_tunables; check_mode_enum; check_include_cycles; check_call_cycles
+  out=$(check_openmp; check_tunables; check_teams; check_mode_enum; check_include_cycles; check_call_cycles
         check_file_length; check_function_length; check_mode_lists)
   if [ -n "$out" ]; then
     echo "$out"

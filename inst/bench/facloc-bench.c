@@ -699,8 +699,9 @@ static void check_reach(const instance *in)
  *     selects, up to ties within rounding (greedy_equivalent());
  *  4. relaxed runs are deterministic for a fixed thread count, also with
  *     every malloc() block filled with a byte pattern (no answer may
- *     depend on memory the solver never wrote), and their objective is at
- *     most g's bound;
+ *     depend on memory the solver never wrote) and every parallel region
+ *     run on one thread (as under load: fl_team()), and their objective
+ *     is at most g's bound;
  *  5. an allocation failure anywhere returns FL_ERR_NOMEM (or succeeds when
  *     the allocation was optional), never crashes or leaks;
  *  6. an interrupt returns FL_INTERRUPTED with a consistent partial result;
@@ -741,10 +742,12 @@ static void fuzz_one(void)
       if (!(o.r.objective <= ref.r.bound * room))
         FAIL("%s: objective %.17g above g's bound %.17g", what, o.r.objective, ref.r.bound);
       alloc_fill = 0x7f;
+      fl_team_policy(FL_TEAM_ONE);
       run(&in.p, &c, &o2);
+      fl_team_policy(FL_TEAM_FULL);
       alloc_fill = -1;
       if (o2.status != FL_OK || !same_selection(&o, &o2) || o.r.objective != o2.r.objective)
-        FAIL("%s: not deterministic (malloc blocks filled)", what);
+        FAIL("%s: not deterministic (malloc blocks filled, one-thread teams)", what);
       if (exact && have_dense) {
         run(&dense.p, &c, &o2);
         if (o2.status != FL_OK || !same_selection(&o2, &ref))
@@ -795,6 +798,7 @@ static void fuzz_one(void)
 
 static int fuzz(long iterations)
 {
+  fl_team_policy(FL_TEAM_FULL);   /* teams of every size asked for, loaded or not */
   for (long it = 0; it < iterations; it++) fuzz_one();
   printf("fuzz: %ld cases, %ld solves, %ld skipped (mode not built), %ld injected "
          "allocation failures, %ld interrupts, %ld ties within rounding, %ld failures\n",

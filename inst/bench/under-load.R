@@ -1,6 +1,7 @@
 # One condition of under-load.sh: every case at 1 and 2 threads, `reps`
 # rounds that take the thread counts in turn (machine.R's
-# interleaved_runs), one CSV row a run.  The competing load, if any, is
+# interleaved_runs), one CSV row a run, with the parallel regions the run
+# put on one thread because of the load (`shrunk`).  The competing load, if any, is
 # started by under-load.sh.
 #
 #   Rscript inst/bench/under-load.R CONDITION OUT.csv [REPS]
@@ -31,13 +32,21 @@ answer <- function(fit) {
   sprintf("%08x", sum(as.numeric(picks) * seq_along(picks)) %% 2^31)
 }
 
+# Parallel regions run on one thread because of the load so far (NA for a
+# build that does not adapt its teams).
+shrunk <- function() {
+  counts <- if (exists("team_policy", asNamespace("facloc"))) facloc:::team_policy()
+  if (is.null(counts)) NA_real_ else counts[["shrunk"]]
+}
+
 # Rows are written case by case: a condition cut short by its time limit
 # keeps the cases it finished.
 for (name in names(cases)) {
   runs <- interleaved_runs(1:2, reps, function(threads) {
+    before <- shrunk()
     seconds <- system.time(fit <- cases[[name]](threads))[["elapsed"]]
     data.frame(condition = condition, case = name, threads = threads,
-               seconds = seconds, answer = answer(fit))
+               seconds = seconds, answer = answer(fit), shrunk = shrunk() - before)
   })
   rows <- do.call(rbind, unlist(runs, recursive = FALSE))
   write.table(rows, out, sep = ",", row.names = FALSE, append = file.exists(out),

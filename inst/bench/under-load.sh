@@ -5,14 +5,19 @@
 # conditions, one after the other:
 #   idle     nothing of ours beside them
 #   solver   a second R process solving the demo's problem at 2 threads in
-#            a loop (the setting of issue 55), killed when the timed run ends
+#            a loop (the setting of issue 55), killed when the timed run ends;
+#            it loads facloc from FACLOC_COMPETITOR_LIB when set (an older
+#            build, whose teams keep their size under load), else as the
+#            timed runs do
 #   busy     one plain busy loop per available core
 # A condition's run is bounded by LIMIT seconds (default 240); REPS rounds
 # (default 5) alternate the thread counts.  With OMP_WAIT_POLICY set (the
 # timed and the competing processes inherit it), the files are named
-# under-load-POLICY*.
+# under-load-POLICY*; with FACLOC_COMPETITOR_LIB, the name ends in
+# -fixed-competitor.
 #
-#   FACLOC_LIB=/path/to/lib bash inst/bench/under-load.sh [OUT [REPS [LIMIT]]]
+#   FACLOC_LIB=/path/to/lib [FACLOC_COMPETITOR_LIB=/other/lib] \
+#     bash inst/bench/under-load.sh [OUT [REPS [LIMIT]]]
 #
 # Writes OUT/under-load.csv (one row a run: condition, case, threads,
 # seconds, answer: a fingerprint of the picks or clusters),
@@ -26,7 +31,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/results}
 reps=${2:-5}
 limit=${3:-240}
-name=under-load${OMP_WAIT_POLICY:+-$OMP_WAIT_POLICY}
+name=under-load${OMP_WAIT_POLICY:+-$OMP_WAIT_POLICY}${FACLOC_COMPETITOR_LIB:+-fixed-competitor}
 csv=$out/$name.csv
 rm -f "$csv"
 Rscript -e "source('$here/machine.R'); library_facloc(); write_machine('$out/$name-machine.txt')"
@@ -35,7 +40,7 @@ competitor=()
 start_load() {
   case $1 in
     solver)
-      timeout "$limit" Rscript -e "source('$here/machine.R'); library_facloc()
+      FACLOC_LIB=${FACLOC_COMPETITOR_LIB:-${FACLOC_LIB:-}} timeout "$limit" Rscript -e "source('$here/machine.R'); library_facloc()
         X <- facility_data('medium')
         repeat facility_greedy(X, 100, sigma = 20, threads = 2)" >/dev/null 2>&1 &
       competitor+=($!) ;;

@@ -76,6 +76,7 @@ drivers <- list(
   function(X) facloc_threads(),
   function(X) .Call(C_facloc_has_openmp),
   function(X) .Call(C_facloc_tunables),
+  function(X) team_policy(),
   function(X) facility_sigma(X, rows = 10),
   function(X) facility_sigma(stats::dist(X), rows = 10),
   function(X) predict(facility_greedy(X, 3, mode = "g", threads = 1, sigma = 1), X[1:4, ] + 0.1, threads = 2),

@@ -190,5 +190,46 @@ test_that("answers are the same beside busy processes, at each thread count", {
     tools::pskill(vapply(busy, `[[`, 0L, "pid"))
     suppressWarnings(parallel::mccollect(busy))   # killed: no results
   }, add = TRUE)
+  before <- team_policy()
   expect_identical(solve_all(), idle)
+  # Where the run delay is reported, the load is seen and teams shrink.
+  if (.Call(C_facloc_has_openmp) && file.exists("/proc/thread-self/schedstat")) {
+    after <- team_policy()
+    expect_gt(after[["contended"]], before[["contended"]])
+    expect_gt(after[["shrunk"]], before[["shrunk"]])
+  }
+})
+
+test_that("a region run on one thread gives the answer of a full team", {
+  # Under load the solvers run their regions on one thread (fl_threads.c);
+  # the answer depends on the thread count asked for, never on the team.
+  old <- team_policy()
+  on.exit(team_policy("auto"), add = TRUE)
+  threads <- min(2L, thread_cap())
+  X <- facility_data("weak_cluster", n = 3000)
+  Q <- as.matrix(datasets::quakes[c("long", "lat")])
+  both <- function(run) {
+    team_policy("full")
+    full <- run()
+    team_policy("one")
+    list(full = full, one = run())
+  }
+  fields <- c("selected", "gains", "objective", "bound")
+  for (mode in facility_modes()) for (data in list(X, Q)) {
+    got <- both(function() facility_greedy(data, 50, mode = mode, threads = threads)[fields])
+    expect_identical(got$one, got$full, label = mode)
+  }
+  got <- both(function() facility_greedy(X, 40, sigma = 20, mode = "nhpc", threads = threads,
+                                         control = facility_control(certify = 5))[fields])
+  expect_identical(got$one, got$full)
+  D <- dp_data(3000, d = 4, seed = 2)$X
+  for (run in list(function() dpmeans(D, lambda = 5, threads = threads)$cluster,
+                   function() ofl(D, lambda = 5, seed = 1, threads = threads)$facilities,
+                   function() bpmeans(D[1:500, ], lambda = 5, threads = threads)$features,
+                   function() knn_similarity(X, k = 10, threads = threads)@x)) {
+    got <- both(run)
+    expect_identical(got$one, got$full)
+  }
+  counts <- team_policy("auto")
+  expect_gt(counts[["shrunk"]], old[["shrunk"]])
 })
