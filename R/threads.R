@@ -152,7 +152,8 @@ teams_before_fork <- function() {
 
 # How the solvers size their teams (see fl_threads.c): "auto" measures the
 # load and runs regions on one thread while the processors are
-# oversubscribed; "one" always and "full" never (tests). Returns the load
+# oversubscribed; "one" always; "full" never, and gives every region the
+# threads asked for, below the work cut-offs too (tests). Returns the load
 # counts since the process started: windows judged, contended, teams
 # shrunk to one thread. Internal: answers never depend on it.
 team_policy <- function(policy = NULL) {

@@ -9,15 +9,13 @@
 
 static void round_hc(fl_mf *r)
 {
-  int threads = r->c->threads;
-FL_OMP(parallel num_threads(fl_team(threads)))
+FL_OMP(parallel num_threads(fl_mf_team(r)))
   fl_mf_refresh_heaps(r, fl_thread_id(), 0, 1);
   fl_mf_merge(r);
-FL_OMP(parallel num_threads(fl_team(threads)))
+FL_OMP(parallel num_threads(fl_mf_team(r)))
   fl_mf_post(r, 1, 0);
-FL_OMP(parallel num_threads(fl_team(threads)))
+FL_OMP(parallel num_threads(fl_mf_team(r)))
   fl_mf_post(r, 0, 1);
-  (void) threads;
 }
 
 static const fl_mf_config hc = { .prune = 0, .grouped = 0, .post_many = 0, .round = round_hc };

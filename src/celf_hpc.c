@@ -8,7 +8,7 @@
 
 static void round_hpc(fl_mf *r)
 {
-FL_OMP(parallel num_threads(fl_team(r->c->threads)))
+FL_OMP(parallel num_threads(fl_mf_team(r)))
   {
     fl_mf_refresh_heaps(r, fl_thread_id(), 0, 1);
 FL_OMP(single)

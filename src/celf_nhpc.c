@@ -14,7 +14,7 @@
 static void round_nhpc(fl_mf *r)
 {
   int want = r->c->group_size;
-FL_OMP(parallel num_threads(fl_team(r->c->threads)))
+FL_OMP(parallel num_threads(fl_mf_team(r)))
   {
     /* The team may be smaller than asked: size the groups from it. */
     int nt = fl_team_size(), tid = fl_thread_id();

@@ -145,6 +145,8 @@ struct fl_mf {
   int again;             /* the round made no pick: its lead fell behind when
                           * evaluated finely in fl_mf_merge, and it runs again */
   int guess;             /* evaluations coarser, keys adding their guess (first_gains) */
+  double round_work;     /* the last round's kernel pairs plus the clients: what
+                          * the next round's team is sized by (fl_mf_team) */
   unsigned char *chosen; /* m */
   fl_entry *merged;      /* nheaps x batch */
   int *from;             /* heap of each merged entry */
@@ -209,6 +211,16 @@ static inline int fl_mf_post_cap(const fl_mf_config *g, const fl_control *c, int
 static inline int fl_mf_post_most(const fl_mf_config *g, const fl_control *c)
 {
   return fl_mf_post_cap(g, c, INT_MAX);
+}
+
+/* The team of a round's parallel region: fl_team()'s, or, in nhpc, one
+ * thread where the last round's work could not pay for a team's
+ * barriers (its groups meet three times per evaluation step, hc's and
+ * hpc's teams three times a round).  The answer is the same either way. */
+static inline int fl_mf_team(const fl_mf *r)
+{
+  return r->cfg->grouped ? fl_par_threads(r->c->threads, r->round_work, FL_PAR_MIN_ROUND_WORK)
+                         : fl_team(r->c->threads);
 }
 
 static inline int fl_mf_batch_size(const fl_control *c)

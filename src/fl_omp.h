@@ -98,12 +98,18 @@ static inline void fl_flush(void)
  * (inside, it returns `threads` and measures nothing). */
 int fl_team(int threads);
 /* FL_TEAM_AUTO measures the load; FL_TEAM_ONE runs every team on one
- * thread and FL_TEAM_FULL none (tests, and harnesses exercising teams). */
+ * thread; FL_TEAM_FULL gives every region the threads asked for, loaded
+ * or not and below the work cut-offs too (tests, and harnesses
+ * exercising teams). */
 enum { FL_TEAM_AUTO = 0, FL_TEAM_ONE = 1, FL_TEAM_FULL = 2 };
 void fl_team_policy(int policy);
 /* Windows judged, of them contended, and teams shrunk to one thread,
  * since the process started. */
 void fl_team_counts(double *counts);
+
+/* Is the policy FL_TEAM_FULL: teams of every size asked for, below the
+ * work cut-offs too (the fuzz harness, and tests of the team's answer)? */
+int fl_team_all(void);
 
 /* The threads for a loop of `work` units: one below `least` (a cut-off
  * of fl_tune.h), where a parallel region costs more than it saves, else
@@ -111,7 +117,7 @@ void fl_team_counts(double *counts);
  * thread, so callers with a serial path take it when this is 1. */
 static inline int fl_par_threads(int threads, double work, double least)
 {
-  return work >= least ? fl_team(threads) : 1;
+  return work >= least || fl_team_all() ? fl_team(threads) : 1;
 }
 
 /* Processors this process may run on (its affinity mask), 1 without OpenMP. */

@@ -87,6 +87,11 @@ int fl_team(int threads)
   return threads;
 }
 
+int fl_team_all(void)
+{
+  return load.policy == FL_TEAM_FULL;
+}
+
 void fl_team_policy(int policy)
 {
   load.policy = policy;

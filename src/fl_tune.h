@@ -137,6 +137,11 @@
 #define FL_PAR_MIN_CLIENTS 4096
 /* client-candidate pairs of a stochastic greedy step */
 #define FL_PAR_MIN_PAIRS 100000.0
+/* kernel pairs plus clients of an nhpc round (the last round's,
+ * fl_mf_team() in fl_mf.h): below it the next round runs on one thread */
+#ifndef FL_PAR_MIN_ROUND_WORK
+#define FL_PAR_MIN_ROUND_WORK 30000.0
+#endif
 /* values of a column-major to row-major copy (r_util.c) */
 #define FL_PAR_MIN_VALUES 100000.0
 /* distance work (coordinates times centers) of an OCC proposal step:

@@ -27,12 +27,15 @@
 
 static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
 {
+  r->round_work = HUGE_VAL;   /* the first round on a full team */
   for (int round = 0; r->nselected < r->k; round += r->npick > 0) {
     if (fl_interrupted(c)) return FL_INTERRUPTED;
     fl_mf_online(r, res, f);
     if (fl_reached(c, f)) break;
     fl_mf_round_start(r, round);
+    double pairs = fl_mf_pairs(r);
     r->cfg->round(r);
+    r->round_work = fl_mf_pairs(r) - pairs + r->cl.n;
     if (r->npick == 0) {
       if (r->again) continue;
       break;

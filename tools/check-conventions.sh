@@ -98,7 +98,7 @@ check_tunables() {
 }
 
 check_teams() {
-  grep -nE '(^|[^A-Za-z0-9_])num_threads\(' $(c_files) | grep -vE 'num_threads\((fl_team\(|fl_par_threads\(|team\))' |
+  grep -nE '(^|[^A-Za-z0-9_])num_threads\(' $(c_files) | grep -vE 'num_threads\(([a-z_]*team\(|fl_par_threads\(|team\))' |
     grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)' | rel |
     awk -F: '{ print $1 ":" $2 ": [team] num_threads() not sized by fl_team() or fl_par_threads()" }'
 }
