@@ -54,8 +54,12 @@
 #' as at 1 (up to 24 times before), and 0.81 to 1.17 times beside two busy
 #' loops; alone, 2 threads took 0.61 to 0.89 times as long as 1. Elsewhere
 #' (macOS, Windows) teams keep their size. facloc's own waits (the group barriers of `"nhpc"`)
-#' spin for about 60 microseconds, yield, then sleep; rounds of the exact
-#' modes too small to pay for a team run on one thread. OpenMP's own waits
+#' spin for about 60 microseconds, yield, then sleep. Work too small to pay
+#' for a team runs on one thread, with the same answer: a problem of fewer
+#' than 1e5 client-candidate pairs never starts a team (`iris`, `faithful`:
+#' `"nhpc"` at 2 threads took 0.60 to 0.64 times as long as before), nor do
+#' rounds of the exact modes below that many pairs, nor an `"nhpc"` round
+#' after one of fewer than 30,000 pairs and clients. OpenMP's own waits
 #' at the end of a region are the runtime's: GCC's spins for milliseconds
 #' before it sleeps, which `OMP_WAIT_POLICY=passive` in R's environment
 #' (set before R starts) shortens.
@@ -153,13 +157,14 @@ teams_before_fork <- function() {
 # How the solvers size their teams (see fl_threads.c): "auto" measures the
 # load and runs regions on one thread while the processors are
 # oversubscribed; "one" always; "full" never, and gives every region the
-# threads asked for, below the work cut-offs too (tests). Returns the load
-# counts since the process started: windows judged, contended, teams
-# shrunk to one thread. Internal: answers never depend on it.
+# threads asked for, below the work cut-offs too (tests). Returns the counts
+# since the process started: windows judged, contended, regions shrunk to
+# one thread by the load, and regions run on several threads (teams).
+# Internal: answers never depend on it.
 team_policy <- function(policy = NULL) {
   code <- if (is.null(policy)) NA_integer_ else match(match.arg(policy, c("auto", "one", "full")),
                                                        c("auto", "one", "full")) - 1L
   counts <- .Call(C_facloc_team, code)
-  names(counts) <- c("windows", "contended", "shrunk")
+  names(counts) <- c("windows", "contended", "shrunk", "teams")
   counts
 }

@@ -7,6 +7,7 @@
 #include "fl_state.h"
 #include "fl_heap.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 #include "celf_common.h"
 
 /* One round: returns the winning entry (idx -1 when the heap is empty). */
@@ -15,7 +16,7 @@ static fl_entry shared_round(fl_state *s, fl_heap *h, fl_lock *lock, int round)
   fl_entry winner = { 0.0, -1, -1 };
   int in_flight = 0, done = 0;
   double evaluations = 0.0;
-FL_OMP(parallel num_threads(fl_team(s->threads)) reduction(+:evaluations))
+FL_OMP(parallel num_threads(fl_par_threads(s->threads, (double) s->p.n * s->p.m, FL_PAR_MIN_PAIRS)) reduction(+:evaluations))
   {
     for (;;) {
       fl_entry job = { 0.0, -1, -1 };

@@ -163,7 +163,7 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
   fl_sized *order = malloc((size_t) K1 * sizeof(fl_sized));
   int status = FL_ERR_NOMEM;
   if (start && who && sub && order &&
-      fl_kmeans(p->x, n, d, K1, c->seed, c->threads, assign, cl->top) == FL_OK) {
+      fl_kmeans(p->x, n, d, K1, c->seed, cl->threads, assign, cl->top) == FL_OK) {
     for (int i = 0; i < n; i++) start[assign[i] + 1]++;
     for (int t = 0; t < K1; t++) start[t + 1] += start[t];
     for (int i = 0; i < n; i++) {   /* stable: who[] in client order per cluster */
@@ -184,7 +184,7 @@ static int build_leaves(fl_clusters *cl, const fl_problem *p, const fl_control *
     base[K1] = cl->K;
     int failed = 0;
     largest_first(start, K1, order);
-FL_OMP(parallel for num_threads(fl_team(c->threads)) schedule(dynamic, 1) reduction(|:failed))
+FL_OMP(parallel for num_threads(fl_team(cl->threads)) schedule(dynamic, 1) reduction(|:failed))
     for (int o = 0; o < K1; o++) {
       int t = order[o].t, size = start[t + 1] - start[t];
       if (size == 0) continue;
@@ -321,7 +321,8 @@ int fl_clusters_init(fl_clusters *cl, const fl_problem *p, const fl_control *c, 
 {
   memset(cl, 0, sizeof *cl);
   cl->n = p->n; cl->m = p->m; cl->d = p->d;
-  cl->threads = c->threads;
+  /* a problem whose exhaustive pass is too small for a team never starts one */
+  cl->threads = fl_par_size(c->threads, (double) p->n * p->m, FL_PAR_MIN_PAIRS);
   cl->inv2s2 = p->inv2s2;
   cl->tau = c->tau;
   cl->prune = prune && c->tau < 1.0 && c->eps > 0;   /* see FL_PRUNE_SHARE */

@@ -59,7 +59,7 @@ int fl_balls_build(fl_balls *b, const double *x, int n, int d, int nball, int th
   int ok = b->centre && b->radius && b->start && b->member && b->to_centre && b->xs &&
            assign && d2 && sample_centres(b, x, n, d, threads) == FL_OK;
   if (ok) {
-FL_OMP(parallel for num_threads(fl_team(threads)) schedule(static))
+FL_OMP(parallel for num_threads(fl_par_threads(threads, (double) n * b->nball * d, FL_PAR_MIN_PAIRS)) schedule(static))
     for (int i = 0; i < n; i++)
       assign[i] = fl_nearest_row(b->centre, b->nball, x + (size_t) i * d, d, &d2[i]);
     /* counting sort by ball; points stay in index order within a ball */

@@ -26,7 +26,9 @@ typedef struct {
 } fl_summary;
 
 typedef struct {
-  int n, m, d, K, nchunks, threads;
+  int n, m, d, K, nchunks;
+  int threads;             /* of the solve's regions (scratch is sized for the
+                            * control's): 1 where n x m is too small for a team */
   double inv2s2, tau;
   int prune;               /* coverage pruning (hpc, nhpc) */
   const double *y;         /* candidates, m x d */

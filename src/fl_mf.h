@@ -213,14 +213,15 @@ static inline int fl_mf_post_most(const fl_mf_config *g, const fl_control *c)
   return fl_mf_post_cap(g, c, INT_MAX);
 }
 
-/* The team of a round's parallel region: fl_team()'s, or, in nhpc, one
+/* The team of a round's parallel region (one thread all along for a
+ * problem too small for a team: fl_clusters.threads): fl_team()'s, or, in nhpc, one
  * thread where the last round's work could not pay for a team's
  * barriers (its groups meet three times per evaluation step, hc's and
  * hpc's teams three times a round).  The answer is the same either way. */
 static inline int fl_mf_team(const fl_mf *r)
 {
-  return r->cfg->grouped ? fl_par_threads(r->c->threads, r->round_work, FL_PAR_MIN_ROUND_WORK)
-                         : fl_team(r->c->threads);
+  return r->cfg->grouped ? fl_par_threads(r->cl.threads, r->round_work, FL_PAR_MIN_ROUND_WORK)
+                         : fl_team(r->cl.threads);
 }
 
 static inline int fl_mf_batch_size(const fl_control *c)

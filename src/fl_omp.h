@@ -103,8 +103,9 @@ int fl_team(int threads);
  * exercising teams). */
 enum { FL_TEAM_AUTO = 0, FL_TEAM_ONE = 1, FL_TEAM_FULL = 2 };
 void fl_team_policy(int policy);
-/* Windows judged, of them contended, and teams shrunk to one thread,
- * since the process started. */
+/* Since the process started: windows judged, of them contended, teams
+ * shrunk to one thread by the load, and teams of several threads asked
+ * for (counts[0..3]). */
 void fl_team_counts(double *counts);
 
 /* Is the policy FL_TEAM_FULL: teams of every size asked for, below the
@@ -114,10 +115,16 @@ int fl_team_all(void);
 /* The threads for a loop of `work` units: one below `least` (a cut-off
  * of fl_tune.h), where a parallel region costs more than it saves, else
  * fl_team(threads).  A region costs a team even when it runs on one
- * thread, so callers with a serial path take it when this is 1. */
+ * thread, so callers with a serial path take it when this is 1.
+ * fl_par_size() is the same without the load: the threads of a whole
+ * solve, one for a problem too small to ever pay for a team. */
+static inline int fl_par_size(int threads, double work, double least)
+{
+  return work >= least || fl_team_all() ? threads : 1;
+}
 static inline int fl_par_threads(int threads, double work, double least)
 {
-  return work >= least || fl_team_all() ? fl_team(threads) : 1;
+  return fl_team(fl_par_size(threads, work, least));
 }
 
 /* Processors this process may run on (its affinity mask), 1 without OpenMP. */

@@ -28,8 +28,8 @@ static struct {
   double hold;      /* how long the next contended window holds them */
   int full;         /* a team of several threads ran in the window */
   int policy;       /* FL_TEAM_AUTO, FL_TEAM_ONE or FL_TEAM_FULL */
-  double windows, contended, shrunk;   /* counts, for fl_team_counts() */
-} load = { -1.0, 0.0, 0.0, FL_LOAD_HOLD_MIN, 0, FL_TEAM_AUTO, 0.0, 0.0, 0.0 };
+  double windows, contended, shrunk, teams;   /* counts, for fl_team_counts() */
+} load = { -1.0, 0.0, 0.0, FL_LOAD_HOLD_MIN, 0, FL_TEAM_AUTO, 0.0, 0.0, 0.0, 0.0 };
 
 int fl_num_procs(void)
 {
@@ -76,11 +76,14 @@ static void judge_window(double now)
 int fl_team(int threads)
 {
   if (threads <= 1) return 1;
-  if (load.policy == FL_TEAM_FULL || fl_in_parallel()) return threads;
+  if (fl_in_parallel()) return threads;
+  load.teams += 1.0;
+  if (load.policy == FL_TEAM_FULL) return threads;
   double now = fl_wtime();
   judge_window(now);
   if (load.policy == FL_TEAM_ONE || now < load.until) {
     load.shrunk += 1.0;
+    load.teams -= 1.0;
     return 1;
   }
   load.full = 1;
@@ -105,4 +108,5 @@ void fl_team_counts(double *counts)
   counts[0] = load.windows;
   counts[1] = load.contended;
   counts[2] = load.shrunk;
+  counts[3] = load.teams;
 }

@@ -41,8 +41,9 @@ static void lower_block(const double *x, int ns, int step, int d, const double *
 static void lower_dist(const double *x, int ns, int step, int d, const double *c,
                        int threads, double *dist)
 {
-  if (fl_par_threads(threads, ns, FL_PAR_MIN_CLIENTS) > 1) {
-FL_OMP(parallel for num_threads(fl_team(threads)) schedule(dynamic, 8))
+  int team = fl_par_threads(threads, ns, FL_PAR_MIN_CLIENTS);
+  if (team > 1) {
+FL_OMP(parallel for num_threads(team) schedule(dynamic, 8))
     for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) lower_block(x, ns, step, d, c, s0, dist);
   } else {
     for (int s0 = 0; s0 < ns; s0 += FL_LOWER_BLOCK) lower_block(x, ns, step, d, c, s0, dist);
@@ -239,6 +240,7 @@ FL_OMP(parallel for num_threads(fl_team(threads)) schedule(dynamic, 1))
 int fl_kmeans(const double *x, int n, int d, int K, unsigned int seed,
               int threads, int *assign, double *centers)
 {
+  threads = fl_par_size(threads, (double) n * K * d, FL_PAR_MIN_PAIRS);   /* too small: no team */
   if (seed_centers(x, n, d, K, seed, threads, centers) != FL_OK) return FL_ERR_NOMEM;
   double *sum = malloc((size_t) K * d * sizeof(double));
   double *part = malloc((size_t) sum_blocks(n) * K * d * sizeof(double));

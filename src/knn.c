@@ -13,6 +13,7 @@
 #include "fl_balls.h"
 #include "fl_kernel.h"
 #include "fl_omp.h"
+#include "fl_tune.h"
 
 typedef struct { double d2; int j; } knn_hit;
 typedef struct { double lb; int c; } knn_ball;
@@ -133,7 +134,7 @@ int fl_knn(const double *x, int n, const double *y, int m, int d, int k,
     free(dq); free(order); free(hits); fl_balls_free(&b);
     return FL_ERR_NOMEM;
   }
-FL_OMP(parallel num_threads(fl_team(threads)))
+FL_OMP(parallel num_threads(fl_par_threads(threads, (double) n * m, FL_PAR_MIN_PAIRS)))
   {
     int me = fl_thread_id();
     /* Queries that are the candidates go in ball order: neighbours run

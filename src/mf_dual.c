@@ -328,7 +328,7 @@ int fl_mf_certify(fl_mf *r, const fl_problem *p, const fl_control *c, fl_result 
     dp.weight = cl->ws;
     dp.lo = lo;
     dp.skip = skip;
-    dp.threads = cl->threads;
+    dp.threads = c->threads;   /* batches of the thread count asked for; teams: cl->threads */
     dp.prune = FL_DUAL_MF_PRUNE;
     fl_dual_oracle o = { &e, mf_values, mf_top_two, 0.0, 0.0 };
     status = fl_certify_dual(&dp, &o, cl->cover, r->ub, c, res);

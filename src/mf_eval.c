@@ -384,7 +384,7 @@ void fl_mf_team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub)
   s->npend = np;
   memset(s->fine, 0, (size_t) np);
   fl_claims_reset(r, 0, r->c->threads);
-FL_OMP(parallel num_threads(fl_team(r->c->threads)))
+FL_OMP(parallel num_threads(fl_team(r->cl.threads)))
   fl_mf_team_eval(r, 1);
   r->thresh = keep;
   r->tcount[1] += np;

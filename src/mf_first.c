@@ -134,7 +134,7 @@ static int first_plan(fl_mf *r, int nopen, int **ord)
     free(leaf); free(d2);
     return FL_ERR_NOMEM;
   }
-FL_OMP(parallel for num_threads(fl_team(r->c->threads)) schedule(dynamic, 256))
+FL_OMP(parallel for num_threads(fl_team(r->cl.threads)) schedule(dynamic, 256))
   for (int t = 0; t < nopen; t++)
     leaf[t] = fl_clusters_locate(cl, cl->y + (size_t) r->entries[t].idx * cl->d, &d2[t]);
   int status = first_threshold(r, nopen, leaf, d2);
@@ -168,7 +168,7 @@ int fl_mf_first_gains(fl_mf *r, int nopen, int covered)
       break;
     }
     int hi = nopen - lo < FL_FIRST_SLICE ? nopen : lo + FL_FIRST_SLICE;
-FL_OMP(parallel for num_threads(fl_team(r->c->threads)) schedule(dynamic, 1))
+FL_OMP(parallel for num_threads(fl_team(r->cl.threads)) schedule(dynamic, 1))
     for (int at = lo; at < hi; at += FL_TEAM_BATCH) {
       int tid = fl_thread_id(), np = hi - at < FL_TEAM_BATCH ? hi - at : FL_TEAM_BATCH;
       fl_mf_heap *s = &r->ts[tid];

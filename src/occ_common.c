@@ -197,9 +197,9 @@ static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
                            double work, char *flags)
 {
   const int P = s->workers, b = s->batch, nblocks = c * P;
-  int parallel = propose_in_parallel((double) c * P * b, work);
-  (void) parallel;
-FL_OMP(parallel for num_threads(fl_team(s->threads)) if(parallel) schedule(static))
+  int team = propose_in_parallel((double) c * P * b, work) ? fl_team(s->threads) : 1;
+  (void) team;
+FL_OMP(parallel for num_threads(team) schedule(static))
   for (int blk = 0; blk < nblocks; blk++) {
     int base = blk * b, first = epoch_row(s, t, base);
     int count = first < 0 ? 0 : (s->n - first < b ? s->n - first : b);
@@ -451,9 +451,9 @@ occ_assign occ_assign_view(const double *x, int d, int m, double lambda,
 void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
                       int hi, double work, int threads, char *flag)
 {
-  int parallel = propose_in_parallel(hi - lo, work);
-  (void) threads; (void) parallel;
-FL_OMP(parallel for num_threads(fl_team(threads)) if(parallel) schedule(static))
+  int team = propose_in_parallel(hi - lo, work) ? fl_team(threads) : 1;
+  (void) threads; (void) team;
+FL_OMP(parallel for num_threads(team) schedule(static))
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) propose(st, i, i - lo);
 }
 

@@ -193,7 +193,7 @@ SEXP facloc_num_procs(void)
 }
 
 /* Set how teams are sized (0 auto, 1 one thread, 2 full; NA keeps it) and
- * return the load counts: windows judged, contended, teams shrunk. */
+ * return the counts of fl_team_counts(). */
 SEXP facloc_team(SEXP policy)
 {
   int pol = Rf_asInteger(policy);
@@ -201,7 +201,7 @@ SEXP facloc_team(SEXP policy)
     if (pol < FL_TEAM_AUTO || pol > FL_TEAM_FULL) Rf_error("'policy' must be 0, 1 or 2");
     fl_team_policy(pol);
   }
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 4));
   fl_team_counts(REAL(out));
   UNPROTECT(1);
   return out;

@@ -233,3 +233,24 @@ test_that("a region run on one thread gives the answer of a full team", {
   counts <- team_policy("auto")
   expect_gt(counts[["shrunk"]], old[["shrunk"]])
 })
+
+test_that("a problem too small for a team never starts one", {
+  on.exit(team_policy("auto"), add = TRUE)
+  X <- as.matrix(datasets::iris[1:4])   # 150 x 150 pairs: below FL_PAR_MIN_PAIRS
+  solve_all <- function() {
+    for (mode in facility_modes()) facility_greedy(X, 10, mode = mode, threads = 2)
+    facility_greedy(X, 10, mode = "nhpc", threads = 2, control = facility_control(certify = 3))
+    dpmeans(X, lambda = 2, threads = 2)
+    ofl(X, lambda = 2, seed = 1, threads = 2)
+    bpmeans(X, lambda = 2, threads = 2)
+    knn_similarity(X, k = 5, threads = 2)
+    team_policy()[["teams"]]
+  }
+  team_policy("auto")
+  before <- team_policy()[["teams"]]
+  expect_identical(solve_all(), before)
+  # The count works: with every team forced (teams of the size asked for,
+  # below the cut-offs too) the same calls start teams.
+  team_policy("full")
+  if (.Call(C_facloc_has_openmp) && thread_cap() >= 2) expect_gt(solve_all(), before)
+})
