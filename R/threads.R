@@ -50,9 +50,9 @@
 #' On the package's 2-core test machine, beside a second R solving
 #' `"medium"` at 2 threads in a loop (with this build or an older one whose
 #' teams keep their size), every case of
-#' `inst/bench/under-load.sh` took 0.98 to 1.21 times as long at 2 threads
-#' as at 1 (up to 24 times before), and 0.81 to 1.17 times beside two busy
-#' loops; alone, 2 threads took 0.61 to 0.89 times as long as 1. Elsewhere
+#' `inst/bench/under-load.sh` took 0.96 to 1.17 times as long at 2 threads
+#' as at 1 (up to 24 times before), and 0.68 to 1.20 times beside two busy
+#' loops; alone, 2 threads took 0.55 to 0.85 times as long as 1. Elsewhere
 #' (macOS, Windows) teams keep their size. facloc's own waits (the group barriers of `"nhpc"`)
 #' spin for about 60 microseconds, yield, then sleep. Work too small to pay
 #' for a team runs on one thread, with the same answer: a problem of fewer
