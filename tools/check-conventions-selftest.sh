@@ -11,7 +11,7 @@ plant() {
     openmp-macro) printf '#ifdef _OPENMP\n#endif\n' >> "$s/fl_heap.c" ;;
     openmp-call) printf 'static int planted(void) { return omp_get_max_threads(); }\n' >> "$s/fl_heap.c" ;;
     tunable) printf '#define FL_PLANTED_BLOCK 128\n' >> "$s/fl_heap.c" ;;
-    team) sed -i 's/num_threads(fl_team(threads))/num_threads(threads)/' "$s/knn.c" ;;
+    team) printf 'static void planted(int threads)\n{\nFL_OMP(parallel num_threads(threads))\n  (void) threads;\n}\n' >> "$s/fl_heap.c" ;;
     mode-enum) printf 'static const int planted = FL_MODE_HC;\n' >> "$s/fl_heap.c" ;;
     include-cycle)
       printf '#include "fl_memory.h"\n' >> "$s/fl_heap.h"
