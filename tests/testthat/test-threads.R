@@ -231,7 +231,7 @@ test_that("a region run on one thread gives the answer of a full team", {
     expect_identical(got$one, got$full)
   }
   counts <- team_policy("auto")
-  expect_gt(counts[["shrunk"]], old[["shrunk"]])
+  if (threads >= 2) expect_gt(counts[["shrunk"]], old[["shrunk"]])   # teams were cut
 })
 
 test_that("a problem too small for a team never starts one", {
