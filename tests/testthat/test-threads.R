@@ -206,7 +206,8 @@ test_that("a region run on one thread gives the answer of a full team", {
   old <- team_policy()
   on.exit(team_policy("auto"), add = TRUE)
   threads <- min(2L, thread_cap())
-  X <- facility_data("weak_cluster", n = 3000)
+  # Sizes above the work cut-offs (1e5 pairs), small enough for valgrind.
+  X <- facility_data("weak_cluster", n = 1000)
   Q <- as.matrix(datasets::quakes[c("long", "lat")])
   both <- function(run) {
     team_policy("full")
@@ -216,16 +217,16 @@ test_that("a region run on one thread gives the answer of a full team", {
   }
   fields <- c("selected", "gains", "objective", "bound")
   for (mode in facility_modes()) for (data in list(X, Q)) {
-    got <- both(function() facility_greedy(data, 50, mode = mode, threads = threads)[fields])
+    got <- both(function() facility_greedy(data, 20, mode = mode, threads = threads)[fields])
     expect_identical(got$one, got$full, label = mode)
   }
-  got <- both(function() facility_greedy(X, 40, sigma = 20, mode = "nhpc", threads = threads,
+  got <- both(function() facility_greedy(X, 20, sigma = 20, mode = "nhpc", threads = threads,
                                          control = facility_control(certify = 5))[fields])
   expect_identical(got$one, got$full)
-  D <- dp_data(3000, d = 4, seed = 2)$X
+  D <- dp_data(1000, d = 4, seed = 2)$X
   for (run in list(function() dpmeans(D, lambda = 5, threads = threads)$cluster,
                    function() ofl(D, lambda = 5, seed = 1, threads = threads)$facilities,
-                   function() bpmeans(D[1:500, ], lambda = 5, threads = threads)$features,
+                   function() bpmeans(D[1:300, ], lambda = 5, threads = threads)$features,
                    function() knn_similarity(X, k = 10, threads = threads)@x)) {
     got <- both(run)
     expect_identical(got$one, got$full)
