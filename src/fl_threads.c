@@ -27,9 +27,10 @@ static struct {
   double until;     /* teams of one thread until then */
   double hold;      /* how long the next contended window holds them */
   int full;         /* a team of several threads ran in the window */
+  int blind;        /* the system reports no run delay: teams keep their size */
   int policy;       /* FL_TEAM_AUTO, FL_TEAM_ONE or FL_TEAM_FULL */
   double windows, contended, shrunk, teams;   /* counts, for fl_team_counts() */
-} load = { -1.0, 0.0, 0.0, FL_LOAD_HOLD_MIN, 0, FL_TEAM_AUTO, 0.0, 0.0, 0.0, 0.0 };
+} load = { -1.0, 0.0, 0.0, FL_LOAD_HOLD_MIN, 0, 0, FL_TEAM_AUTO, 0.0, 0.0, 0.0, 0.0 };
 
 int fl_num_procs(void)
 {
@@ -54,9 +55,12 @@ static double run_delay(void)
 /* Close the window if it is FL_LOAD_WINDOW long: judge it, open the next. */
 static void judge_window(double now)
 {
-  if (load.start >= 0.0 && now - load.start < FL_LOAD_WINDOW) return;
+  if (load.blind || (load.start >= 0.0 && now - load.start < FL_LOAD_WINDOW)) return;
   double delay = run_delay();
-  if (delay < 0.0) return;
+  if (delay < 0.0) {   /* asked once, not at every region */
+    load.blind = 1;
+    return;
+  }
   if (load.start >= 0.0) {
     int busy = (delay - load.delay) * 1e-9 > FL_LOAD_SHARE * (now - load.start);
     load.windows += 1.0;
@@ -77,16 +81,16 @@ int fl_team(int threads)
 {
   if (threads <= 1) return 1;
   if (fl_in_parallel()) return threads;
-  load.teams += 1.0;
-  if (load.policy == FL_TEAM_FULL) return threads;
-  double now = fl_wtime();
-  judge_window(now);
-  if (load.policy == FL_TEAM_ONE || now < load.until) {
-    load.shrunk += 1.0;
-    load.teams -= 1.0;
-    return 1;
+  if (load.policy != FL_TEAM_FULL) {
+    double now = fl_wtime();
+    judge_window(now);
+    if (load.policy == FL_TEAM_ONE || now < load.until) {
+      load.shrunk += 1.0;
+      return 1;
+    }
+    load.full = 1;
   }
-  load.full = 1;
+  load.teams += 1.0;
   return threads;
 }
 

@@ -184,11 +184,11 @@ static int epoch_row(const occ_setup *s, int t, int slot)
   return i < s->n ? (int) i : -1;
 }
 
-/* Whether proposing for `points` points of `work` each (as begin_epoch
- * returns it) is worth a parallel region. */
-static int propose_in_parallel(double points, double work)
+/* The team for proposing for `points` points of `work` each (as
+ * begin_epoch returns it). */
+static int propose_team(int threads, double points, double work)
 {
-  return points * work >= FL_PAR_MIN_DISTANCE_WORK;
+  return fl_par_threads(threads, points * work, FL_PAR_MIN_DISTANCE_WORK);
 }
 
 /* Propose for the c epochs from epoch t, one (epoch, worker) block of b
@@ -197,7 +197,7 @@ static void propose_epochs(const occ_setup *s, const occ_alg *a, int t, int c,
                            double work, char *flags)
 {
   const int P = s->workers, b = s->batch, nblocks = c * P;
-  int team = propose_in_parallel((double) c * P * b, work) ? fl_team(s->threads) : 1;
+  int team = propose_team(s->threads, (double) c * P * b, work);
   (void) team;
 FL_OMP(parallel for num_threads(team) schedule(static))
   for (int blk = 0; blk < nblocks; blk++) {
@@ -451,7 +451,7 @@ occ_assign occ_assign_view(const double *x, int d, int m, double lambda,
 void occ_propose_rows(int (*propose)(void *, int, int), void *st, int lo,
                       int hi, double work, int threads, char *flag)
 {
-  int team = propose_in_parallel(hi - lo, work) ? fl_team(threads) : 1;
+  int team = propose_team(threads, hi - lo, work);
   (void) threads; (void) team;
 FL_OMP(parallel for num_threads(team) schedule(static))
   for (int i = lo; i < hi; i++) flag[i - lo] = (char) propose(st, i, i - lo);
