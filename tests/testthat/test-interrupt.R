@@ -9,19 +9,23 @@ test_that("SIGINT stops a long facility_greedy, which signals facloc_interrupt a
   text <- run_interrupted_child(c(
     "set.seed(1); X <- matrix(rnorm(4000), 2000)",
     # caught: the condition's classes reach the handler
-    "res <- tryCatch({facility_greedy(X, 2000, mode = 'g', threads = 1, sigma = 0.3, verbose = TRUE); 'finished'}, interrupt = function(e) paste(class(e), collapse = ' '))",
+    "res <- tryCatch({facility_greedy(X, 2000, mode = 'g', threads = 1, sigma = 0.3, verbose = TRUE); 'finished'}, interrupt = function(e) paste(c(class(e), conditionMessage(e)), collapse = ' '))",
     "cat('CAUGHT:', res, '\\n')",
-    # uncaught: back at the prompt, the next line runs
+    # uncaught: the solve stops, back at the prompt the next line runs.  Its
+    # message is not asserted: a signal that lands between R's own
+    # evaluation steps is R's plain interrupt (a blank line, no message),
+    # once seen in CI here; where it lands is the scheduler's choice.
     "cat('SECOND\\n'); fit <- facility_greedy(X, 2000, mode = 'dc', threads = 2, sigma = 0.3, verbose = TRUE)",
     "cat('PROMPT\\n')",
     "fit <- facility_greedy(X[1:60, ], 4, mode = 'c', threads = 2, sigma = 0.3)",
     "cat('AGAIN:', length(fit$selected), identical(fit$selected, facility_greedy(X[1:60, ], 4, mode = 'g', threads = 1, sigma = 0.3)$selected), '\\n')"
   ), triggers = c("facloc: round 5,", "facloc: round 5,"))
-  expect_true(any(grepl("CAUGHT: facloc_interrupt interrupt condition", text)),
+  expect_true(any(grepl("CAUGHT: facloc_interrupt interrupt condition facloc: interrupted by the user", text)),
               info = paste(text, collapse = "\n"))
   expect_false(any(grepl("finished", text[grepl("CAUGHT", text)])))
   expect_true(any(grepl("^PROMPT", text)), info = paste(text, collapse = "\n"))
-  expect_true(any(grepl("interrupted by the user", text)), info = paste(text, collapse = "\n"))
+  # the second solve stopped long before its 2000 rounds
+  expect_false(any(grepl("facloc: round 2000,", text)), info = paste(text, collapse = "\n"))
   expect_true(any(grepl("AGAIN: 4 TRUE", text)), info = paste(text, collapse = "\n"))
 })
 
