@@ -31,7 +31,13 @@
 #'     there, each moving every \eqn{u_i} towards the interval between the
 #'     two largest similarities of client \eqn{i} to the current top-`k`
 #'     candidates (where its part of \eqn{B} is smallest) by a step length
-#'     found by a line search on \eqn{B} itself, which never rises. Open
+#'     found by a line search on \eqn{B} itself, which never rises. A
+#'     step that no length makes lower \eqn{B} is followed by up to 8
+#'     steps that only raise \eqn{u} (those of the direction's moves that
+#'     rise), while each lowers \eqn{B} by at least 0.01\%; they are
+#'     cheap, since raising \eqn{u} lowers every \eqn{c_j} and only the
+#'     candidates that may still enter the top `k` are evaluated again.
+#'     Open
 #'     `initial` facilities fix \eqn{u_i} at or above their coverage, their
 #'     columns left out; with a budget (in [facility_greedy()]) the top `k`
 #'     become the fractional knapsack of the \eqn{c_j} where that is smaller

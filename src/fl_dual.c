@@ -19,6 +19,18 @@
  * bound, and B only decreases (a step that does not lower it is refused
  * and the next trials are shorter).
  *
+ * Each step (certify counts them) is preceded by up to FL_DUAL_RISES
+ * steps along the direction's rises alone, while each lowers B by
+ * FL_DUAL_RAISE_GAIN of it.  Raising u never raises a c_j, so a rise
+ * keeps every value computed before as a bound and evaluates only the
+ * candidates that can still enter the top k (below), few of them; a step
+ * that lowers some u_i evaluates about every candidate.  The falls matter
+ * where k is small against the clusters (most clients covered by no
+ * candidate of the top set, their u_i falling to 0); the rises where
+ * clients are covered twice over by the top set, as under a wide kernel,
+ * where a full step is mostly refused (its falls let the picks' own c_j
+ * back into the top k).
+ *
  * Lazy evaluation: c_j(u) is non-increasing in every u_i, and
  *   c_j(u') <= c_j(u) + sum_i a_i max(0, u_i - u'_i)
  * (each term rises at most by the drop of u_i), whichever way the other
@@ -259,10 +271,11 @@ static void state_free(dual_state *st)
   for (int q = 0; q < FL_DUAL_TRIALS; q++) { free(st->top[q].v); free(st->top[q].j); }
 }
 
-/* dir = P(u) - u for the top set, with floor = lo (or 0); returns the
- * weighted drop of a full step (alpha = 1), or -1 on failure. */
-static double direction(dual_state *st, const double *u, const double *floor, double *t,
-                        double *dir, double *m1, double *m2)
+/* dir = P(u) - u for the top set, with floor = lo (or 0), its falls
+ * left out when `raise`; returns the weighted drop of a full step
+ * (alpha = 1), or -1 on failure. */
+static double direction(dual_state *st, const double *u, const double *floor, int raise,
+                        double *t, double *dir, double *m1, double *m2)
 {
   const fl_dual_problem *dp = st->dp;
   for (int i = 0; i < dp->n; i++) {
@@ -274,6 +287,7 @@ static double direction(dual_state *st, const double *u, const double *floor, do
   for (int i = 0; i < dp->n; i++) {
     double target = u[i] > m1[i] ? m1[i] : u[i] < m2[i] ? m2[i] : u[i];
     dir[i] = target - u[i];
+    if (raise && dir[i] < 0.0) dir[i] = 0.0;
     if (dir[i] < 0.0) drop += dp->weight ? dp->weight[i] * -dir[i] : -dir[i];
   }
   return drop;
@@ -281,6 +295,7 @@ static double direction(dual_state *st, const double *u, const double *floor, do
 
 typedef struct {
   double *dir, *m1, *m2, *floor, *t, *trial;
+  int raise;      /* dir leaves out the falls */
 } search_space;
 
 static int space_init(search_space *w, const fl_dual_problem *dp)
@@ -302,15 +317,17 @@ static void space_free(search_space *w)
   free(w->dir); free(w->m1); free(w->m2); free(w->floor); free(w->t); free(w->trial);
 }
 
-/* One step from u (B(u) = *best): returns 1 if it lowered B, 0 if not, -1
- * on failure; *alpha is the next first trial, *drop the full step's drop
- * (recomputed when *drop < 0). */
+/* One step from u (B(u) = *best), raising u only when `raise`: returns 1
+ * if it lowered B, 0 if not, -1 on failure; *alpha is the next first
+ * trial, *drop the full step's drop (recomputed when *drop < 0 or the
+ * kind of step changes). */
 static int step(dual_state *st, search_space *w, double *u, double *best, double *alpha,
-                double *drop)
+                double *drop, int raise)
 {
   size_t n = (size_t) st->dp->n;
-  if (*drop < 0.0) {
-    *drop = direction(st, u, w->floor, w->t, w->dir, w->m1, w->m2);
+  if (*drop < 0.0 || w->raise != raise) {
+    w->raise = raise;
+    *drop = direction(st, u, w->floor, raise, w->t, w->dir, w->m1, w->m2);
     if (*drop < 0.0) return -1;
   }
   const double *pts[FL_DUAL_TRIALS];
@@ -352,20 +369,29 @@ static int search(dual_state *st, double *u, fl_dual_result *out)
     if (popped < 0) status = FL_ERR_NOMEM;
     else settle(st, popped, 0);
   }
-  double best = out->start = b0, alpha = 1.0, drop = -1.0;
+  /* the first trials of full steps and of rises */
+  double best = out->start = b0, alpha[2] = { 1.0, 1.0 }, drop = -1.0;
   int it = 1;
+  w.raise = -1;
   for (; it <= dp->iterations && status == FL_OK; it++) {
     if (dp->interrupted && dp->interrupted(dp->callback_ctx)) {
       status = FL_INTERRUPTED;
       break;
     }
     double before = best;
-    int moved = step(st, &w, u, &best, &alpha, &drop);
+    int moved = step(st, &w, u, &best, &alpha[0], &drop, 0);
     if (moved < 0) status = FL_ERR_NOMEM;
-    if (moved > 0) out->steps = it;
+    /* refused: rises, while each lowers B by FL_DUAL_RAISE_GAIN of it */
+    for (int r = 0; moved == 0 && r < FL_DUAL_RISES; r++) {
+      double last = best;
+      int rose = step(st, &w, u, &best, &alpha[1], &drop, 1);
+      if (rose < 0) status = FL_ERR_NOMEM;
+      if (rose <= 0 || last - best < FL_DUAL_RAISE_GAIN * last) break;
+    }
+    if (best < before) out->steps = it;
     if (out->trace) out->trace[it] = best;
     /* stalled, or no step short enough helps */
-    if ((moved > 0 && before - best <= FL_DUAL_TOL * before) || alpha < FL_DUAL_TOL) break;
+    if ((best < before && before - best <= FL_DUAL_TOL * before) || alpha[0] < FL_DUAL_TOL) break;
   }
   if (out->trace) {
     out->trace[0] = b0;

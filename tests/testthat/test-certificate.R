@@ -155,6 +155,25 @@ test_that("more steps never loosen the bound, and the trace ends at it", {
   expect_gt(fits[[3]]$objective / fits[[3]]$bound, 0.9)
 })
 
+test_that("a refused step raises u instead, and the bound stays a bound", {
+  # a wide kernel (the default sigma) and k = 30: the full step's falls let
+  # the picks' own c_j back into the top k, so it is refused; its rises
+  # alone lower B (before they did, one step left B at the online bound)
+  set.seed(46)
+  X <- facility_data("dense", n = 600)
+  for (mode in c("dc", "nhpc")) {
+    fit <- facility_greedy(X, 30, mode = mode, threads = 2, control = facility_control(certify = 1))
+    W <- ref_similarity(X, X, sigma = fit$sigma)
+    expect_lt(fit$dual_trace[2], fit$dual_trace[1] * (1 - 1e-3), label = mode)
+    expect_equal(fit$bound, min(fit$bound_online, fit$dual_trace[2], fit$bound_cap))
+    # above f of the greedy set, and of every set one swap away from it
+    best <- ref_objective(W, fit$selected)
+    for (out in seq_along(fit$selected)) for (j in sample(setdiff(1:600, fit$selected), 20))
+      best <- max(best, ref_objective(W, replace(fit$selected, out, j)))
+    expect_gte(fit$bound, best, label = mode)
+  }
+})
+
 test_that("print and summary state the certificate plainly", {
   X <- facility_data("small", n = 400)
   fit <- facility_greedy(X, 10, mode = "dc", threads = 1)
