@@ -232,8 +232,8 @@ SEXP facloc_has_openmp(void)
   return Rf_ScalarLogical(FL_HAVE_OMP ? TRUE : FALSE);
 }
 
-/* The tunables of fl_tune.h that ?facility_control quotes, by name, so
- * that a test holds the help to the compiled values. */
+/* The tunables of fl_tune.h that ?facility_control and ?facility_bound
+ * quote, by name, so that a test holds the help to the compiled values. */
 SEXP facloc_tunables(void)
 {
   static const struct { const char *name; double value; } tunable[] = {
@@ -244,7 +244,8 @@ SEXP facloc_tunables(void)
     { "FL_MIXED_SPLIT", FL_MIXED_SPLIT }, { "FL_TIE", FL_TIE },
     { "FL_FINE_FRACTION", FL_FINE_FRACTION }, { "FL_GAIN_FRACTION", FL_GAIN_FRACTION },
     { "FL_CONTEST", FL_CONTEST }, { "FL_TEAM_BATCH", FL_TEAM_BATCH },
-    { "FL_LOOSE_SHARE", FL_LOOSE_SHARE }, { "FL_PRUNE_SHARE", FL_PRUNE_SHARE }
+    { "FL_LOOSE_SHARE", FL_LOOSE_SHARE }, { "FL_PRUNE_SHARE", FL_PRUNE_SHARE },
+    { "FL_DUAL_RISES", FL_DUAL_RISES }, { "FL_DUAL_RAISE_GAIN", FL_DUAL_RAISE_GAIN }
   };
   const int n = (int) (sizeof tunable / sizeof tunable[0]);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, n));

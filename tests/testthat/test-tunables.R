@@ -1,11 +1,12 @@
-# ?facility_control quotes values of src/fl_tune.h in words and numbers.
+# ?facility_control and ?facility_bound quote values of src/fl_tune.h in
+# words and numbers.
 # Each quoted phrase is rebuilt here from the compiled value, so changing a
 # tunable without its help fails.
 
 tunables <- function() .Call(get("C_facloc_tunables", asNamespace("facloc")))
 
-control_help <- function() {
-  rd <- tools::Rd_db("facloc")[["facility_control.Rd"]]
+control_help <- function(topic = "facility_control") {
+  rd <- tools::Rd_db("facloc")[[paste0(topic, ".Rd")]]
   gsub("\\s+", " ", paste(as.character(rd), collapse = ""))
 }
 
@@ -38,6 +39,18 @@ test_that("the tunables ?facility_control quotes are the compiled ones", {
   for (name in names(phrases))
     expect_true(grepl(phrases[[name]], help, fixed = TRUE),
                 label = paste0(name, ": \"", phrases[[name]], "\" in ?facility_control"))
+})
+
+test_that("the tunables ?facility_bound quotes are the compiled ones", {
+  v <- as.list(tunables())
+  help <- control_help("facility_bound")
+  phrases <- c(
+    rises = sprintf("followed by up to %d steps that only raise", v$FL_DUAL_RISES),
+    gain = sprintf("lowers \\eqn{B} by at least %s;", sub("%", "\\%", percent(v$FL_DUAL_RAISE_GAIN), fixed = TRUE))
+  )
+  for (name in names(phrases))
+    expect_true(grepl(phrases[[name]], help, fixed = TRUE),
+                label = paste0(name, ": \"", phrases[[name]], "\" in ?facility_bound"))
 })
 
 test_that("the help check fails on a changed value", {
