@@ -19,9 +19,9 @@
  * bound, and B only decreases (a step that does not lower it is refused
  * and the next trials are shorter).
  *
- * Each step (certify counts them) is preceded by up to FL_DUAL_RISES
- * steps along the direction's rises alone, while each lowers B by
- * FL_DUAL_RAISE_GAIN of it.  Raising u never raises a c_j, so a rise
+ * A step (certify counts them) that no trial lets lower B is followed by
+ * up to FL_DUAL_RISES steps along the direction's rises alone, while each
+ * lowers B by FL_DUAL_RAISE_GAIN of it.  Raising u never raises a c_j, so a rise
  * keeps every value computed before as a bound and evaluates only the
  * candidates that can still enter the top k (below), few of them; a step
  * that lowers some u_i evaluates about every candidate.  The falls matter
@@ -271,11 +271,10 @@ static void state_free(dual_state *st)
   for (int q = 0; q < FL_DUAL_TRIALS; q++) { free(st->top[q].v); free(st->top[q].j); }
 }
 
-/* dir = P(u) - u for the top set, with floor = lo (or 0), its falls
- * left out when `raise`; returns the weighted drop of a full step
- * (alpha = 1), or -1 on failure. */
-static double direction(dual_state *st, const double *u, const double *floor, int raise,
-                        double *t, double *dir, double *m1, double *m2)
+/* dir = P(u) - u for the top set, with floor = lo (or 0); returns the
+ * weighted drop of a full step (alpha = 1), or -1 on failure. */
+static double direction(dual_state *st, const double *u, const double *floor, double *t,
+                        double *dir, double *m1, double *m2)
 {
   const fl_dual_problem *dp = st->dp;
   for (int i = 0; i < dp->n; i++) {
@@ -287,7 +286,6 @@ static double direction(dual_state *st, const double *u, const double *floor, in
   for (int i = 0; i < dp->n; i++) {
     double target = u[i] > m1[i] ? m1[i] : u[i] < m2[i] ? m2[i] : u[i];
     dir[i] = target - u[i];
-    if (raise && dir[i] < 0.0) dir[i] = 0.0;
     if (dir[i] < 0.0) drop += dp->weight ? dp->weight[i] * -dir[i] : -dir[i];
   }
   return drop;
@@ -295,7 +293,6 @@ static double direction(dual_state *st, const double *u, const double *floor, in
 
 typedef struct {
   double *dir, *m1, *m2, *floor, *t, *trial;
-  int raise;      /* dir leaves out the falls */
 } search_space;
 
 static int space_init(search_space *w, const fl_dual_problem *dp)
@@ -317,26 +314,27 @@ static void space_free(search_space *w)
   free(w->dir); free(w->m1); free(w->m2); free(w->floor); free(w->t); free(w->trial);
 }
 
-/* One step from u (B(u) = *best), raising u only when `raise`: returns 1
- * if it lowered B, 0 if not, -1 on failure; *alpha is the next first
- * trial, *drop the full step's drop (recomputed when *drop < 0 or the
- * kind of step changes). */
+/* One step from u (B(u) = *best), along the direction's rises alone when
+ * `raise`: returns 1 if it lowered B, 0 if not, -1 on failure; *alpha is
+ * the next first trial, *drop the full step's drop (the direction
+ * recomputed when *drop < 0: both kinds of step share it). */
 static int step(dual_state *st, search_space *w, double *u, double *best, double *alpha,
                 double *drop, int raise)
 {
   size_t n = (size_t) st->dp->n;
-  if (*drop < 0.0 || w->raise != raise) {
-    w->raise = raise;
-    *drop = direction(st, u, w->floor, raise, w->t, w->dir, w->m1, w->m2);
+  if (*drop < 0.0) {
+    *drop = direction(st, u, w->floor, w->t, w->dir, w->m1, w->m2);
     if (*drop < 0.0) return -1;
   }
+  double fall = raise ? 0.0 : *drop;
   const double *pts[FL_DUAL_TRIALS];
   double shift[FL_DUAL_TRIALS], b[FL_DUAL_TRIALS];
   for (int q = 0; q < FL_DUAL_TRIALS; q++) {
     double a = *alpha / (double) (1 << q), *t = w->trial + q * n;
-    for (size_t i = 0; i < n; i++) t[i] = u[i] + a * w->dir[i];
+    for (size_t i = 0; i < n; i++)
+      t[i] = u[i] + a * (raise && w->dir[i] < 0.0 ? 0.0 : w->dir[i]);
     pts[q] = t;
-    shift[q] = a * *drop;
+    shift[q] = a * fall;
   }
   int popped = evaluate(st, pts, shift, FL_DUAL_TRIALS, b);
   if (popped < 0) return -1;
@@ -372,7 +370,6 @@ static int search(dual_state *st, double *u, fl_dual_result *out)
   /* the first trials of full steps and of rises */
   double best = out->start = b0, alpha[2] = { 1.0, 1.0 }, drop = -1.0;
   int it = 1;
-  w.raise = -1;
   for (; it <= dp->iterations && status == FL_OK; it++) {
     if (dp->interrupted && dp->interrupted(dp->callback_ctx)) {
       status = FL_INTERRUPTED;

@@ -192,10 +192,10 @@
 /* A dual step whose B is within this fraction of the last one ends the
  * search: a tighter bound against more steps. */
 #define FL_DUAL_TOL 1e-12
-/* Before each of the LP dual's steps, up to FL_DUAL_RISES steps that only
- * raise u (cheap: fl_dual.c), while each lowers B by at least
- * FL_DUAL_RAISE_GAIN of it: a tighter bound a step against the rises'
- * evaluations. */
+/* After an LP-dual step that every trial refuses, up to FL_DUAL_RISES
+ * steps that only raise u (cheap: fl_dual.c), while each lowers B by at
+ * least FL_DUAL_RAISE_GAIN of it: a tighter bound a step against the
+ * rises' evaluations. */
 #ifndef FL_DUAL_RISES
 #define FL_DUAL_RISES 8
 #endif
