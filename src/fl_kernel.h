@@ -37,6 +37,15 @@
 #define FL_CLONES
 #endif
 
+/* Sums that must give the bits of R's own (the median heuristic's
+ * distances, summed as stats::dist() sums them): AVX2 without FMA, since
+ * a fused multiply-add rounds once where R's build rounds twice. */
+#if defined(FL_HAVE_CLONES)
+#define FL_CLONES_UNFUSED __attribute__((target_clones("avx2", "default")))
+#else
+#define FL_CLONES_UNFUSED
+#endif
+
 /* Always inlined: a helper of a function compiled for one target (a
  * clone, or FL_WIDE_TARGET) is then compiled for that target too. */
 #if defined(__GNUC__)
