@@ -38,7 +38,8 @@ if grep -qE '^\* .*(WARNING|ERROR)$' "$log" || [ "$status" -ne 0 ]; then
   status=1
 fi
 grep -A8 -E 'NOTE$' "$log" || true
-# The same tests on a build without OpenMP (the failures shown in full).
+# The same tests on a build without OpenMP and without the AVX2, FMA and
+# AVX-512 clones: the portable path (the failures shown in full).
 noomp=$(mktemp)
 if ! bash tools/test-no-openmp.sh "$tarball" >"$noomp" 2>&1; then
   sed -n '/^══ Failed/,$p' "$noomp" | head -n 60
