@@ -107,8 +107,8 @@ facility_bound <- function(X, selected, k = length(selected), sigma = NULL, simi
     selected <- fit$selected
   }
   has_points <- check_instance(!missing(X) && !is.null(X), similarity)
-  input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   threads <- resolve_threads(threads)
+  input <- facility_input(if (has_points) X, sigma, similarity, candidates, threads)
   check_control(control)
   problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
                               weights, initial)

@@ -285,8 +285,8 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
                                 initial = initial, cost = cost, budget = budget,
                                 coverage = coverage, verbose = if (verbose) TRUE)))
   check_instance(has_points, similarity)
-  input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   threads <- resolve_threads(threads)
+  input <- facility_input(if (has_points) X, sigma, similarity, candidates, threads)
   check_control(control)
 
   problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
@@ -689,8 +689,8 @@ facility_objective <- function(X, selected, sigma = NULL, similarity = NULL,
                                candidates = NULL, weights = NULL,
                                threads = facloc_threads()) {
   has_points <- check_instance(!missing(X) && !is.null(X), similarity)
-  input <- facility_input(if (has_points) X, sigma, similarity, candidates)
   threads <- resolve_threads(threads)
+  input <- facility_input(if (has_points) X, sigma, similarity, candidates, threads)
   problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
                               weights)
   selected <- check_indices(selected, problem$m, "selected", allow_empty = TRUE)

@@ -58,7 +58,7 @@ facility_greedi <- function(X, k, mode, threads, sigma, control, cl, weights,
   mode <- check_choice(mode, facility_modes(), "mode")
   threads <- resolve_threads(threads)
   sigma_rule <- if (is.null(sigma)) "median heuristic" else "given"
-  sigma <- resolve_sigma(sigma, X)   # on all the rows: every part uses the same
+  sigma <- resolve_sigma(sigma, X, threads)   # on all the rows: every part uses the same
   check_control(control)
   k <- check_count(k, "k", max = n)
   if (!is.null(weights)) weights <- check_weights(weights, n, "weights")

@@ -6,8 +6,9 @@
 # for a dist), the similarity to optimise (NULL for the kernel of X), the
 # kernel width (NA when a given similarity makes it irrelevant), how it was
 # chosen ("median heuristic" or "given"), the source and the candidates'
-# names.  sigma = NULL asks for the median heuristic of facility_sigma().
-facility_input <- function(X, sigma, similarity, candidates) {
+# names.  sigma = NULL asks for the median heuristic of facility_sigma(),
+# on `threads` (validated) threads.
+facility_input <- function(X, sigma, similarity, candidates, threads) {
   rule <- if (is.null(sigma)) "median heuristic" else "given"
   if (inherits(X, "dist")) {
     if (!is.null(similarity))
@@ -15,7 +16,7 @@ facility_input <- function(X, sigma, similarity, candidates) {
     if (!is.null(candidates))
       abort_argument("candidates", "must be NULL when `X` is a `dist`: its points are the candidates")
     D <- check_dist(X, "X")
-    sigma <- resolve_sigma(sigma, D)
+    sigma <- resolve_sigma(sigma, D, threads)
     return(list(X = NULL, similarity = dist_similarity(D, sigma), sigma = sigma,
                 sigma_rule = rule, source = "dist", labels = candidate_labels(attr(D, "Labels"))))
   }
@@ -26,7 +27,7 @@ facility_input <- function(X, sigma, similarity, candidates) {
   }
   geo <- is_geo(X) && (is.null(candidates) || is_geo(candidates))
   X <- check_points(X, "X")
-  list(X = X, similarity = NULL, sigma = resolve_sigma(sigma, X), sigma_rule = rule,
+  list(X = X, similarity = NULL, sigma = resolve_sigma(sigma, X, threads), sigma_rule = rule,
        source = "points", labels = candidate_labels(rownames(if (is.null(candidates)) X else candidates)),
        geo = geo, spread = if (!geo) spread_ratio(X), id_columns = id_columns(X))
 }

@@ -58,8 +58,8 @@ knn_similarity <- function(X, k = 20, sigma = NULL, candidates = NULL,
   k <- check_count(k, "k", max = m)
   if (as.double(n) * k > .Machine$integer.max)
     abort_argument("k", sprintf("gives %.0f non-zeros, more than a dgCMatrix holds", as.double(n) * k))
-  sigma <- resolve_sigma(sigma, X)
   threads <- resolve_threads(threads)
+  sigma <- resolve_sigma(sigma, X, threads)
   nnz <- as.double(n) * k
   bytes <- 24 * nnz + .Call(C_facloc_knn_bytes, m, ncol(X), k, threads)
   check_memory(bytes, sprintf("knn_similarity() on %d clients and %d candidates", n, m),

@@ -31,6 +31,8 @@
 #' @param rows Most rows the median is computed on, a whole number of at
 #'   least 2.
 #' @param seed Seed of the sample, a whole number.
+#' @param threads Number of threads the distances are computed on, by
+#'   default [facloc_threads()]; the width is the same at any number.
 #' @return \eqn{\sigma}, a positive number.
 #' @references Gretton, A., Borgwardt, K. M., Rasch, M. J., Schoelkopf, B.
 #'   and Smola, A. (2012). A kernel two-sample test. *Journal of Machine
@@ -45,9 +47,10 @@
 #' facility_sigma(iris[1:4])
 #' facility_sigma(1000 * iris[1:4])   # 1000 times larger
 #' facility_sigma(dist(faithful))
-facility_sigma <- function(X, rows = 2000, seed = 1) {
+facility_sigma <- function(X, rows = 2000, seed = 1, threads = facloc_threads()) {
   rows <- check_count(rows, "rows", min = 2)
   seed <- check_count(seed, "seed", min = -.Machine$integer.max)
+  threads <- resolve_threads(threads)
   if (inherits(X, "dist")) {
     D <- check_dist(X, "X")
     n <- attr(D, "Size")
@@ -62,13 +65,14 @@ facility_sigma <- function(X, rows = 2000, seed = 1) {
   } else {
     sample_rows <- if (is.null(keep)) X else X[keep, , drop = FALSE]
     storage.mode(sample_rows) <- "double"
-    .Call(C_facloc_median_distance, sample_rows)
+    .Call(C_facloc_median_distance, sample_rows, threads)
   }
   check_status(out$status, "facility_sigma()")
   out$width
 }
 
-# sigma = NULL: the median heuristic on the clients (points or a dist).
-resolve_sigma <- function(sigma, X) {
-  check_sigma(if (is.null(sigma)) facility_sigma(X) else sigma)
+# sigma = NULL: the median heuristic on the clients (points or a dist),
+# on the solve's threads.
+resolve_sigma <- function(sigma, X, threads) {
+  check_sigma(if (is.null(sigma)) facility_sigma(X, threads = threads) else sigma)
 }

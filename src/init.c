@@ -15,7 +15,7 @@ SEXP facloc_team(SEXP policy);
 SEXP facloc_has_openmp(void);
 SEXP facloc_modes(void);
 SEXP facloc_tunables(void);
-SEXP facloc_median_distance(SEXP x);
+SEXP facloc_median_distance(SEXP x, SEXP threads);
 SEXP facloc_median_width(SEXP d);
 SEXP facloc_occ(SEXP kind, SEXP x, SEXP control);
 SEXP facloc_all_finite(SEXP x);
@@ -45,7 +45,7 @@ static const R_CallMethodDef call_methods[] = {
   {"facloc_has_openmp", (DL_FUNC) &facloc_has_openmp, 0},
   {"facloc_modes", (DL_FUNC) &facloc_modes, 0},
   {"facloc_tunables", (DL_FUNC) &facloc_tunables, 0},
-  {"facloc_median_distance", (DL_FUNC) &facloc_median_distance, 1},
+  {"facloc_median_distance", (DL_FUNC) &facloc_median_distance, 2},
   {"facloc_median_width", (DL_FUNC) &facloc_median_width, 1},
   {"facloc_occ", (DL_FUNC) &facloc_occ, 3},
   {"facloc_all_finite", (DL_FUNC) &facloc_all_finite, 1},

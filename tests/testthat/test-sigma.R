@@ -96,6 +96,24 @@ test_that("facility_sigma() validates its arguments", {
   expect_arg_error(facility_sigma(X, seed = 1.5), "seed")
   expect_arg_error(facility_sigma("a"), "X")
   expect_arg_error(facility_sigma(iris), "X", "Species")
+  expect_arg_error(facility_sigma(X, threads = 0), "threads")
+  expect_arg_error(facility_sigma(X, threads = "2"), "threads")
+})
+
+test_that("the width is the same on any number of threads", {
+  # the panels of the sample are shared out to the threads, each distance
+  # written to its own place: the width cannot depend on the count
+  on.exit(facloc:::team_policy("auto"), add = TRUE)
+  facloc:::team_policy("full")   # teams of the size asked for, however small
+  set.seed(9)
+  for (d in c(1, 7, 130)) {
+    X <- matrix(rnorm(437 * d), ncol = d)
+    one <- facility_sigma(X, threads = 1)
+    expect_identical(facility_sigma(X, threads = 2), one)
+    expect_identical(facility_sigma(X, threads = 3), one)
+  }
+  X <- facility_data("small")
+  expect_identical(facility_sigma(X, threads = 2), facility_sigma(X, threads = 1))
 })
 
 # Data shipped with R, every default (sigma, mode): the picks are not
