@@ -7,13 +7,22 @@
 #include "fl_mf.h"
 #include "fl_solvers.h"
 
+/* One round, in order:
+ *   region 1: every thread refreshes its own heaps (fl_mf_team_refresh;
+ *             with several heaps, two phases, the team meeting between
+ *             them); the region's end is the barrier;
+ *   serial:   the round's picks merged and committed (fl_mf_merge);
+ *   region 2: the picks' coverage raised, chunk by chunk (fl_mf_post);
+ *   region 3: the cluster summaries refreshed, chunk by chunk. */
 static void round_hc(fl_mf *r)
 {
 FL_OMP(parallel num_threads(fl_mf_team(r)))
-  fl_mf_refresh_heaps(r, fl_thread_id(), 0, 1);
+  fl_mf_team_refresh(r, fl_thread_id(), 0, 1);
   fl_mf_merge(r);
+  fl_mf_post_start(r);
 FL_OMP(parallel num_threads(fl_mf_team(r)))
   fl_mf_post(r, 1, 0);
+  fl_mf_post_start(r);
 FL_OMP(parallel num_threads(fl_mf_team(r)))
   fl_mf_post(r, 0, 1);
 }

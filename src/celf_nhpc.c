@@ -11,6 +11,17 @@
 #include "fl_mf.h"
 #include "fl_solvers.h"
 
+/* One round, in one parallel region:
+ *   the team cut into G groups of M threads; each group takes heaps in
+ *   turn and its lanes share every evaluation step, meeting at the
+ *   group's own barrier (fl_mf_team_refresh; with several heaps, two
+ *   phases, the team meeting between them); a thread past the last
+ *   whole group only meets the team;
+ *   barrier: every heap's fresh entries are in;
+ *   one thread merges and commits the picks (fl_mf_merge) and readies
+ *   the post pass; the end of the single is the barrier;
+ *   the fused post pass, as in hpc (fl_mf_post); the region's end is the
+ *   last barrier. */
 static void round_nhpc(fl_mf *r)
 {
   int want = r->c->group_size;
@@ -21,9 +32,13 @@ FL_OMP(parallel num_threads(fl_mf_team(r)))
     int M = want < nt ? want : nt;
     if (M < 1) M = 1;
     int G = nt / M, g = tid / M;
-    fl_mf_refresh_heaps(r, g < G ? g : -1, tid % M, M);
+    fl_mf_team_refresh(r, g < G ? g : -1, tid % M, M);
+FL_OMP(barrier)
 FL_OMP(single)
-    fl_mf_merge(r);
+    {
+      fl_mf_merge(r);
+      fl_mf_post_start(r);
+    }
     fl_mf_post(r, 1, 1);
   }
 }

@@ -4,9 +4,10 @@
  * the hierarchy (fl_clusters.h); mf_alloc.c allocates; mf_first.c deals
  * the candidates to heaps and evaluates each once; then each round the
  * generation's round function (celf_hc.c, celf_hpc.c, celf_nhpc.c) runs
- * fl_mf_refresh_heaps (mf_heaps.c: lazy heaps, evaluations by mf_eval.c
- * shared out by mf_share.c), fl_mf_merge and fl_mf_post (mf_select.c:
- * commit the picks, update coverage, prune, refresh summaries); at the end
+ * fl_mf_team_refresh (mf_heaps.c: lazy heaps, evaluations by mf_eval.c
+ * shared out by mf_share.c), fl_mf_merge, fl_mf_post_start and fl_mf_post
+ * (mf_select.c: commit the picks, update coverage, prune, refresh
+ * summaries), with the regions and barriers between them; at the end
  * mf_bound.c tightens the certified bound. */
 #ifndef FL_MF_H
 #define FL_MF_H
@@ -302,8 +303,8 @@ FL_OMP(atomic capture)
 
 /* The counters of the pair whose front lane is thread tid, a cache line
  * apart from the others': plans [0] and chunk ids [1] claimed.  The
- * group's leader zeroes its pairs' before it posts a step, fl_mf_merge
- * thread 0's for fl_mf_post. */
+ * group's leader zeroes its pairs' before it posts a step,
+ * fl_mf_post_start the team's for fl_mf_post. */
 static inline fl_units *fl_pair_claims(const fl_mf *r, int tid)
 {
   return r->claims + (size_t) tid * fl_thread_stride(2, sizeof(fl_units));
@@ -338,21 +339,28 @@ void fl_mf_round_start(fl_mf *r, int round);
  * certified bound; heaps rebuilt (serial). */
 void fl_mf_stale_keys(fl_mf *r, double raise, int bounds);
 int fl_mf_pool_fresh(fl_mf *r);
-/* The team refreshes every heap, its groups taking heaps in turn, the M
- * threads of group g (this one at lane) sharing each heap's evaluations;
- * g < 0: a thread in no group, which only meets the team.  Call from
- * every thread of a parallel region (orphaned barriers; hc and hpc: each
- * thread a group of one).  With H heaps, first up to ceil(batch / H)
- * fresh entries each, in at most FL_FIRST_PHASE_STEPS steps; then the
- * heaps whose tops can still beat the batch-th best fresh entry found go
- * on to batch.  Ends with the team met. */
-void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M);
+/* A team phase: every thread of a parallel region calls it.  The team
+ * refreshes every heap, its groups taking heaps in turn, the M threads of
+ * group g (this one at lane) sharing each heap's evaluations and meeting
+ * at the group's barrier; g < 0: a thread in no group, which only meets
+ * the team.  With H heaps, first up to ceil(batch / H) fresh entries
+ * each, in at most FL_FIRST_PHASE_STEPS steps; then (several heaps, or a
+ * quota below the batch) the team meets, one thread sets the second
+ * phase, the team evaluates the first phase's best finely (with eps > 0
+ * and several heaps) and meets twice more, and the heaps whose tops can
+ * still beat the batch-th best fresh entry found go on to batch.  The
+ * caller meets the team before it reads the fresh entries. */
+void fl_mf_team_refresh(fl_mf *r, int g, int lane, int M);
 
 /* mf_select.c */
 /* Pick the round's facilities from the heaps' fresh entries (serial). */
 void fl_mf_merge(fl_mf *r);
-/* Post-selection pass over the chunks, to be called by every thread of a
- * parallel region (or serially). */
+/* Ready a post-selection pass: its pairs' claims zeroed, its chunk ids
+ * cut by their work (serial, before every pass). */
+void fl_mf_post_start(fl_mf *r);
+/* Post-selection pass over the chunks, shared by every thread of a
+ * parallel region (or run serially) without a barrier: the coverage
+ * (cover) and the cluster summaries (summary). */
 void fl_mf_post(fl_mf *r, int cover, int summary);
 double fl_mf_record_picks(fl_mf *r, fl_result *res);
 

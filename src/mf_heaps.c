@@ -155,9 +155,12 @@ FL_OMP(atomic capture)
 }
 
 /* Group g refreshes heaps, one at a time, until none is left; the leader
- * takes each and tells its lanes through the group's slot. */
-static void refresh_taken(fl_mf *r, int g, int lane, int M)
+ * takes each and tells its lanes through the group's slot.  The group's
+ * threads meet at their own barrier (bar[g]) only; g < 0, a thread in no
+ * group, does nothing. */
+static void refresh_group(fl_mf *r, int g, int lane, int M)
 {
+  if (g < 0) return;
   fl_barrier *bar = M > 1 ? &r->bar[g] : NULL;
   int *slot = r->taken + (size_t) g * fl_thread_stride(1, sizeof(int)), iter = 0;
   for (;;) {
@@ -237,8 +240,8 @@ int fl_mf_pool_fresh(fl_mf *r)
 
 /* The first phase's fresh entries go back to their heaps, to be taken
  * again in the second phase, but for the best, which is posted to heap
- * 0's scratch to be evaluated finely by the team (fl_mf_team_eval); when its
- * gain is fine already it goes back too and is the lead. */
+ * 0's scratch to be evaluated finely by the team (fl_mf_team_eval);
+ * when its gain is fine already it goes back too and is the lead. */
 static void post_lead(fl_mf *r)
 {
   fl_mf_heap *s = &r->hs[0];
@@ -253,8 +256,19 @@ static void post_lead(fl_mf *r)
   }
 }
 
+/* The second phase's stop, quota and steps, the lead posted (serial). */
+static void second_phase(fl_mf *r)
+{
+  r->stop = batch_floor(r);
+  r->quota = r->batch;
+  r->steps = INT_MAX;
+  r->next_heap = 0;
+  if (r->first_phase) post_lead(r);
+}
+
 /* The lead from the evaluation post_lead() posted, back in its heap; the
- * second phase's stop is at most the lead, so that it can be taken. */
+ * second phase's stop is at most the lead, so that it can be taken
+ * (serial). */
 static void take_lead(fl_mf *r)
 {
   fl_mf_heap *s = &r->hs[0];
@@ -268,28 +282,20 @@ static void take_lead(fl_mf *r)
   r->first_phase = 0;
 }
 
-void fl_mf_refresh_heaps(fl_mf *r, int g, int lane, int M)
+void fl_mf_team_refresh(fl_mf *r, int g, int lane, int M)
 {
-  if (g >= 0) refresh_taken(r, g, lane, M);
-  if (two_phases(r)) {
+  refresh_group(r, g, lane, M);   /* first phase */
+  if (!two_phases(r)) return;
 FL_OMP(barrier)
 FL_OMP(single)
-    {
-      r->stop = batch_floor(r);
-      r->quota = r->batch;
-      r->steps = INT_MAX;
-      r->next_heap = 0;
-      if (r->first_phase) post_lead(r);
-    }
-    if (r->first_phase) {
-      if (r->hs[0].npend > 0) fl_mf_team_eval(r, 0);
+  second_phase(r);
+  if (r->first_phase) {
+    if (r->hs[0].npend > 0) fl_mf_team_eval(r, 0);
 FL_OMP(barrier)
 FL_OMP(single)
-      take_lead(r);
-    }
-    if (g >= 0) refresh_taken(r, g, lane, M);
+    take_lead(r);
   }
-FL_OMP(barrier)
+  refresh_group(r, g, lane, M);   /* second phase */
 }
 
 /* Every heap entry keyed anew and stale: its key raised by `raise`, or

@@ -96,8 +96,6 @@ void fl_mf_merge(fl_mf *r)
 {
   int nm = fl_mf_pool_fresh(r), K = r->cl.K;
   int room = r->k - r->nselected, q = 0;
-  fl_claims_reset(r, 0, r->c->threads);   /* fl_mf_post's */
-  post_cuts(r);
   r->npick = 0;
   r->again = 0;
   int readmit = 0, rekey = 0;
@@ -148,10 +146,16 @@ static double post_chunk(fl_mf *r, int ch, int cover, int summary, int tid)
                                 r->part + (size_t) ch * r->batch, cover, summary, tid);
 }
 
+void fl_mf_post_start(fl_mf *r)
+{
+  fl_claims_reset(r, 0, r->c->threads);
+  post_cuts(r);
+}
+
 /* The post-selection pass over the chunks, shared by the team as a
  * group's lanes share an evaluation: pairs of threads take runs of chunk
  * ids cut by their work, the two threads of a pair from the run's two
- * ends (fl_claim, on the pair's counters, which fl_mf_merge zeroes), as
+ * ends (fl_claim, on the pair's counters, which fl_mf_post_start zeroes), as
  * nhpc's front and back lanes walk them in walk_chunks, so the coverage
  * and clients each thread writes here are mostly those it reads next, in
  * its own caches. */
@@ -160,8 +164,8 @@ void fl_mf_post(fl_mf *r, int cover, int summary)
   int tid = fl_thread_id(), T = fl_team_size(), back = tid & 1, alone = (tid | 1) >= T;
   int lo = post_cut(r, (double) fl_pair_front(tid) / T);
   int hi = post_cut(r, (double) fl_pair_next(tid, T) / T);
-  fl_units *taken = alone ? NULL : &fl_pair_claims(r, tid - back)[cover ? 0 : 1];
-  fl_claim claim = fl_claim_start(taken, hi - lo);   /* hc's two passes: a counter each */
+  fl_units *taken = alone ? NULL : fl_pair_claims(r, tid - back);
+  fl_claim claim = fl_claim_start(taken, hi - lo);
   double pairs = 0.0;
   for (int u = 0;; u++) {
     if (fl_claim_upto(&claim, u + 1) <= u) break;

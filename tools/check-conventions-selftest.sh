@@ -24,6 +24,7 @@ plant() {
       { printf 'void fl_planted_long(int *v)\n{\n'
         for i in $(seq 1 80); do echo "  v[$i] = $i;"; done
         printf '}\n'; } >> "$s/fl_heap.c" ;;
+    hidden-barrier) printf 'void fl_planted_meet(void)\n{\nFL_OMP(barrier)\n}\n' >> "$s/fl_heap.c" ;;
     mode-list-R) printf 'planted <- c("hc", "hpc", "nhpc")\n' >> "$work/R/features.R" ;;
     mode-list-tests)
       printf 'for (mode in c("g", "c", "dc", "hc", "hpc", "nhpc", "stochastic")) print(mode)\n' \
@@ -47,7 +48,7 @@ self_test() {
     echo "self-test: FAIL: the clean copy fails:"; echo "$out"; failures=$((failures + 1))
   fi
   for case in openmp-pragma openmp-macro openmp-call tunable team mode-enum include-cycle call-cycle \
-              file-length function-length mode-list-R mode-list-tests; do
+              file-length function-length hidden-barrier mode-list-R mode-list-tests; do
     fresh
     plant "$case" || { failures=$((failures + 1)); continue; }
     out=$(bash "$script" --root "$work" 2>&1); status=$?

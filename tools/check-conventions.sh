@@ -29,6 +29,12 @@
 #                     fl_team(...), fl_par_threads(...) or a variable named
 #                     team: every region's team is sized in fl_threads.c
 #                     (one thread while the processors are oversubscribed)
+#   [hidden-barrier]  a barrier outside the parallel region it meets in (an
+#                     orphaned FL_OMP(barrier), FL_OMP(single) or FL_OMP(for),
+#                     or fl_barrier_wait) in a C function whose name does
+#                     not say who meets (team, group, round, barrier) and
+#                     whose signature takes no fl_barrier: every thread
+#                     must call such a function, and its name must say so
 #   [mode-list]       c("...", ...) in R/ or tests/ (code, one line) whose
 #                     names are all the modes of one or more kinds of the
 #                     table in src/fl_solve.c: use facility_modes(kind)
@@ -197,6 +203,23 @@ check_function_length() {
     $4 - $3 + 1 > max { print $2 ":" $3 ": [function-length] " $1 "(), " $4 - $3 + 1 " lines, over " max }'
 }
 
+# Functions that meet other threads without opening the region they meet
+# in: their names say who meets, or their signatures take the barrier.
+check_hidden_barriers() {
+  local f
+  for f in "$root"/src/*.c; do
+    functions "$f" | while read -r name file start end linkage; do
+      awk -v name="$name" -v file="$file" -v start="$start" -v end="$end" '
+        FNR < start || FNR > end { next }
+        FNR <= start + 2 && /fl_barrier[ \t]*\*/ { signed = 1 }
+        /FL_OMP\(parallel/ { region = 1 }
+        /FL_OMP\((barrier|single|for)|fl_barrier_wait\(/ && !meet { meet = FNR }
+        END { if (meet && !region && !signed && name !~ /team|group|round|barrier/)
+                print file ":" meet ": [hidden-barrier] " name "() meets other threads outside its region: name it for who meets (team, group) or pass the barrier" }' "$f"
+    done
+  done
+}
+
 # The mode table: "name kind" per mode, from src/fl_solve.c.
 mode_table() {
   grep -E '^[[:space:]]*\[FL_MODE_[A-Z0-9_]+\][[:space:]]*=' "$root/src/fl_solve.c" |
@@ -242,7 +265,7 @@ run_checks() {
   [ -d "$root/src" ] || die "no src/ under $root"
   local out
   out=$(check_openmp; check_tunables; check_teams; check_mode_enum; check_include_cycles; check_call_cycles
-        check_file_length; check_function_length; check_mode_lists)
+        check_file_length; check_function_length; check_hidden_barriers; check_mode_lists)
   if [ -n "$out" ]; then
     echo "$out"
     echo "check-conventions: $(echo "$out" | wc -l) violation(s) (rules: src/README.md, tools/check-conventions.sh)"

@@ -2,24 +2,28 @@
 # indices in order), objective, bound, evaluations and pairs, on the 12
 # presets drawn at n = 2000 and on `large` (n = 30000, matrix-free modes
 # only: the exact ones need its 7.2 GB matrix), at 1 and 2 threads,
-# k = 100, sigma = 20.  A change meant to keep behaviour (a refactor, a
+# k = 100, sigma = 20 (SIGMA "median": the default median-heuristic
+# width, where the relaxed modes' rounds take other paths: readmission,
+# contests, two phases).  A change meant to keep behaviour (a refactor, a
 # speed-up) must leave this file byte for byte the same:
 #
-#   Rscript inst/bench/behaviour.R OUT.csv [LIB]
+#   Rscript inst/bench/behaviour.R OUT.csv [LIB [SIGMA]]
 #   cmp BEFORE.csv AFTER.csv
 #
-# LIB, if given, is the library facloc is loaded from (to compare builds).
+# LIB, if given and not "", is the library facloc is loaded from (to
+# compare builds).
 # Mode "c" at several threads counts its evaluations in a race on the
 # shared heap (a thread may pop a top another is about to refresh), so
 # its count is left out there; its picks are still greedy's.
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args) >= 1L) args[1L] else "behaviour.csv"
-lib <- if (length(args) >= 2L) args[2L] else NULL
+lib <- if (length(args) >= 2L && nzchar(args[2L])) args[2L] else NULL
+sigma <- if (length(args) >= 3L && args[3L] == "median") NULL else 20
 library(facloc, lib.loc = lib)
 
 fingerprint <- function(preset, n, mode, threads) {
   X <- facility_data(preset, n = n)
-  r <- facility_greedy(X, k = 100, mode = mode, threads = threads, sigma = 20)
+  r <- facility_greedy(X, k = 100, mode = mode, threads = threads, sigma = sigma)
   sel <- paste(r$selected, collapse = ",")
   tmp <- tempfile()
   on.exit(unlink(tmp))
