@@ -59,7 +59,7 @@ facility_sigma <- function(X, rows = 2000, seed = 1, threads = facloc_threads())
     n <- nrow(X)
   }
   keep <- if (n > rows) sort(with_fixed_rng(seed, sample.int(n, rows)))
-  # stats::median(dist()) in C (fl_sigma.c), with its fallbacks
+  # stats::median(dist()) in C (kernel_sigma.c), with its fallbacks
   out <- if (inherits(X, "dist")) {
     .Call(C_facloc_median_width, as.double(dist_entries(D, keep)))
   } else {

@@ -14,10 +14,10 @@
  * the coverage updates; the answer does not depend on their number. */
 #include <stdlib.h>
 #include <string.h>
-#include "fl_state.h"
-#include "fl_heap.h"
+#include "exact_state.h"
+#include "celf_heap.h"
 #include "celf_common.h"
-#include "fl_certify.h"
+#include "dual_certify.h"
 #include "fl_solvers.h"
 #include "fl_omp.h"
 

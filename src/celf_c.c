@@ -4,8 +4,8 @@
  * is still being recomputed, since such an entry may outrank it: this keeps
  * the answer equal to sequential greedy for any number of threads. */
 #include <stdlib.h>
-#include "fl_state.h"
-#include "fl_heap.h"
+#include "exact_state.h"
+#include "celf_heap.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 #include "celf_common.h"

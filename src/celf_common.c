@@ -1,7 +1,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "celf_common.h"
-#include "fl_certify.h"
+#include "dual_certify.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 

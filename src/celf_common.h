@@ -2,8 +2,8 @@
 #ifndef CELF_COMMON_H
 #define CELF_COMMON_H
 
-#include "fl_state.h"
-#include "fl_heap.h"
+#include "exact_state.h"
+#include "celf_heap.h"
 
 /* Exact gains of every open candidate against the starting coverage, in
  * candidate order, tagged round 0 (parallel).  Returns how many. */

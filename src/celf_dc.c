@@ -3,8 +3,8 @@
  * lazily refreshes its own top, and the best of the tops (gain, then lowest
  * index) is the global winner, exactly as sequential greedy would pick it. */
 #include <stdlib.h>
-#include "fl_state.h"
-#include "fl_heap.h"
+#include "exact_state.h"
+#include "celf_heap.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 #include "celf_common.h"

@@ -4,7 +4,7 @@
  * serially, then the coverage update and the cluster summary refresh run
  * as two separate parallel passes: three parallel regions a round.  No
  * pruning: every client stays in every evaluation. */
-#include "fl_mf.h"
+#include "mf.h"
 #include "fl_solvers.h"
 
 /* One round, in order:

@@ -3,7 +3,7 @@
  * bounds) and barrier fusion: the heap refresh, the merge and one fused
  * post-selection pass (coverage, pruning, summaries) share one parallel
  * region per round, three barriers in all. */
-#include "fl_mf.h"
+#include "mf.h"
 #include "fl_solvers.h"
 
 /* One round, in one parallel region:

@@ -8,7 +8,7 @@
  * one; the group meets at its own sense-reversing barrier once per heap
  * taken and three times per step (candidates posted; plans written;
  * partial gains written) instead of at team-wide barriers. */
-#include "fl_mf.h"
+#include "mf.h"
 #include "fl_solvers.h"
 
 /* One round, in one parallel region:

@@ -5,13 +5,13 @@
 
 #include <math.h>
 #include <float.h>
-#include "fl_clusters.h"
-#include "fl_kernel.h"
+#include "cl_layout.h"
+#include "kernel.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 
 /* The per-cluster arrays kept in single precision (radf to side2f in
- * fl_clusters.h). */
+ * cl_layout.h). */
 #define FL_LEAF_FLOATS 15
 
 /* Safety margins that keep the cluster bounds above the kernel values as

@@ -72,7 +72,7 @@ typedef struct {
   void *callback_ctx;
   double epsilon;     /* stochastic greedy: (m/k) log(1/epsilon) samples a step */
   double target;      /* stop once f(S) >= target; 0: none */
-  int certify;        /* steps of the LP-dual bound's minimisation (fl_dual.h) */
+  int certify;        /* steps of the LP-dual bound's minimisation (dual.h) */
 } fl_control;
 
 typedef struct {
@@ -110,7 +110,7 @@ int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res);
 int fl_bound(const fl_problem *p, const int *sel, int nsel, const fl_control *c,
              fl_result *res);
 
-/* B(u) of fl_dual.h for k picks at the given u (n values, at least the
+/* B(u) of dual.h for k picks at the given u (n values, at least the
  * initial facilities' coverage): a check of the oracle. */
 int fl_dual_at(const fl_problem *p, int k, int threads, const double *u, double *value);
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "facloc.h"
-#include "fl_state.h"
+#include "exact_state.h"
 #include "fl_solvers.h"
-#include "fl_dual.h"
+#include "dual.h"
 
 /* The modes, by fl_mode: the one list of them (R reads the names and
  * kinds through facloc_modes()).  bytes: working memory beyond the

@@ -41,7 +41,7 @@
 #define FL_LOWER_BLOCK 64
 #define FL_ASSIGN_RANGE 512
 
-/* The tiled kernel (fl_kernel_tile.c): candidates per block, as many as
+/* The tiled kernel (kernel_tile.c): candidates per block, as many as
  * fit FL_TILE_DOUBLES coordinates (their rows stay in the core's L2
  * while every client meets them), at most FL_TILE_MAX_ROWS; clients per
  * fl_rbf_tile() call (the tile of similarities stays in L1/L2 between the
@@ -101,7 +101,7 @@
 /* Rows per block of fl_nearest_row() (distances on the stack): loop
  * overhead against stack. */
 #define FL_NEAREST_BLOCK 64
-/* Candidates per register tile of fl_kernel_tile.c (6 FL_TNV sums: 12 of
+/* Candidates per register tile of kernel_tile.c (6 FL_TNV sums: 12 of
  * AVX2's 16 registers, 24 of AVX-512's 32): loads reused against spills. */
 #define FL_TILE_ROWS 6
 /* Clients per block of the LP dual's top-two pass (their m1, m2 stay in
@@ -120,7 +120,7 @@
 /* Largest batch whose floor mf_heaps.c's batch_floor() finds (larger: no
  * floor): a floor for larger batches against a larger stack array. */
 #define FL_MAX_FLOOR 256
-/* Points fl_balls.c's k-means sees (every point then joins its nearest
+/* Points knn_balls.c's k-means sees (every point then joins its nearest
  * centre; balls need compact groups, not converged ones): set-up time
  * against tighter balls. */
 #define FL_BALLS_SAMPLE 20000
@@ -138,7 +138,7 @@
 /* client-candidate pairs of a stochastic greedy step */
 #define FL_PAR_MIN_PAIRS 100000.0
 /* kernel pairs plus clients of an nhpc round (the last round's,
- * fl_mf_team() in fl_mf.h): below it the next round runs on one thread */
+ * fl_mf_team() in mf.h): below it the next round runs on one thread */
 #ifndef FL_PAR_MIN_ROUND_WORK
 #define FL_PAR_MIN_ROUND_WORK 30000.0
 #endif
@@ -193,7 +193,7 @@
  * search: a tighter bound against more steps. */
 #define FL_DUAL_TOL 1e-12
 /* After an LP-dual step that every trial refuses, up to FL_DUAL_RISES
- * steps that only raise u (cheap: fl_dual.c), while each lowers B by at
+ * steps that only raise u (cheap: dual.c), while each lowers B by at
  * least FL_DUAL_RAISE_GAIN of it: a tighter bound a step against the
  * rises' evaluations. */
 #ifndef FL_DUAL_RISES
@@ -203,7 +203,7 @@
 #define FL_DUAL_RAISE_GAIN 1e-4
 #endif
 /* The matrix-free oracle's top_two may leave out similarities below this
- * fraction of u_i (the step's direction only; fl_dual.h, prune): fewer
+ * fraction of u_i (the step's direction only; dual.h, prune): fewer
  * leaves visited against a coarser direction. */
 #define FL_DUAL_MF_PRUNE 0.5
 

@@ -5,8 +5,8 @@
  * the last round's gains bound the final ones for the LP dual. */
 #include <math.h>
 #include <stdlib.h>
-#include "fl_state.h"
-#include "fl_certify.h"
+#include "exact_state.h"
+#include "dual_certify.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 

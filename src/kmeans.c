@@ -3,7 +3,7 @@
 #include <math.h>
 #include "facloc.h"
 #include "kmeans.h"
-#include "fl_kernel.h"
+#include "kernel.h"
 #include "fl_omp.h"
 #include "fl_rng.h"
 #include "fl_tune.h"

@@ -1,5 +1,5 @@
 /* Exact k-nearest-neighbour search with ball pruning.  The candidates are
- * grouped in about sqrt(m) balls (fl_balls.h).  A query scans its nearest
+ * grouped in about sqrt(m) balls (knn_balls.h).  A query scans its nearest
  * ball first, then the others in order of the lower bound ||q - c|| -
  * radius, skipping a ball, or a single member, whose lower bound exceeds
  * the current k-th distance.  The balls only decide what to skip, never
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "facloc.h"
-#include "fl_knn.h"
-#include "fl_balls.h"
-#include "fl_kernel.h"
+#include "knn.h"
+#include "knn_balls.h"
+#include "kernel.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 

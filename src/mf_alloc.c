@@ -5,8 +5,8 @@
 #include <string.h>
 #include <math.h>
 #include <limits.h>
-#include "fl_mf.h"
-#include "fl_kernel.h"
+#include "mf.h"
+#include "kernel.h"
 
 double fl_mf_bytes(const fl_problem *p, const fl_control *c, const fl_mf_config *g)
 {

@@ -3,7 +3,7 @@
  * by fresh evaluations against the final coverage. */
 #include <stdlib.h>
 #include <string.h>
-#include "fl_mf.h"
+#include "mf.h"
 
 /* Kernel evaluations of the solve so far, over the threads. */
 double fl_mf_pairs(const fl_mf *r)

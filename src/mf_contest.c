@@ -19,7 +19,7 @@
  * bound ub still reaches it are evaluated exactly (no leaf skipped but
  * those of zero bound), and the best exact gain wins, lowest index on
  * ties, as in greedy. */
-#include "fl_mf.h"
+#include "mf.h"
 
 /* Room for the pick and its contenders: one team batch. */
 #define FL_CONTEST_MOST (FL_TEAM_BATCH - 1)

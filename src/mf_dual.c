@@ -1,4 +1,4 @@
-/* The LP-dual certificate of the matrix-free modes (fl_dual.h): an
+/* The LP-dual certificate of the matrix-free modes (dual.h): an
  * oracle on the cluster layout, and the online bound of each round.
  *
  * The oracle computes c_j(u) = sum_i a_i max(0, w_ij - u_i) over the
@@ -19,10 +19,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fl_mf.h"
-#include "fl_certify.h"
-#include "fl_state.h"
-#include "fl_kernel.h"
+#include "mf.h"
+#include "dual_certify.h"
+#include "exact_state.h"
+#include "kernel.h"
 
 /* Relative margin of the ball test against rounding of the distance. */
 #define FL_DUAL_BALL_MARGIN 1e-9

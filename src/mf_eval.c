@@ -7,7 +7,7 @@
 #include <string.h>
 #include <math.h>
 #include <limits.h>
-#include "fl_mf.h"
+#include "mf.h"
 
 static int chunk_pairs(const fl_chunk *c, int all)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <math.h>
 #include <limits.h>
-#include "fl_mf.h"
-#include "fl_state.h"
+#include "mf.h"
+#include "exact_state.h"
 
 /* Every open candidate starts with the same valid key, sum_i w_i (1 - m_i):
  * the cluster bounds are too loose in high dimension to spare any

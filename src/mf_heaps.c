@@ -8,7 +8,7 @@
 #include <string.h>
 #include <math.h>
 #include <limits.h>
-#include "fl_mf.h"
+#include "mf.h"
 
 /* Is heap entry e fresh with a coarse gain, keyed up by FL_TIE? */
 static int coarse_fresh(const fl_mf *r, fl_entry e)

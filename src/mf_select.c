@@ -5,7 +5,7 @@
 #include <string.h>
 #include <math.h>
 #include <limits.h>
-#include "fl_mf.h"
+#include "mf.h"
 
 /* Upper bound on how much picks 0..npick-1 of the round (reaches
  * r->hwpick) can lower the gain of a candidate with reaches hw: a client

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <math.h>
 #include <limits.h>
-#include "fl_mf.h"
+#include "mf.h"
 
 
 /* The even runs of lane's pair in a group of M. */

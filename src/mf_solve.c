@@ -22,8 +22,8 @@
  * bound of each round and the LP dual of mf_dual.c. */
 #include <string.h>
 #include <math.h>
-#include "fl_mf.h"
-#include "fl_state.h"
+#include "mf.h"
+#include "exact_state.h"
 
 static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "occ_common.h"
-#include "fl_kernel.h"
+#include "kernel.h"
 
 typedef struct {
   const double *x;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <time.h>
 #include "occ_common.h"
-#include "fl_kernel.h"
+#include "kernel.h"
 
 int occ_centers_init(occ_centers *c, int d, int cap)
 {

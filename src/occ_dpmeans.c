@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "occ_common.h"
-#include "fl_kernel.h"
+#include "kernel.h"
 
 typedef struct {
   occ_assign a;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include "r_util.h"
 #include "facloc.h"
-#include "fl_knn.h"
+#include "knn.h"
 
 SEXP facloc_knn_bytes(SEXP m, SEXP d, SEXP k, SEXP threads)
 {

@@ -1,7 +1,7 @@
 /* .Call glue for facility_pass_time(). */
 #include "r_util.h"
-#include "fl_pass.h"
-#include "fl_state.h"
+#include "kernel_pass.h"
+#include "exact_state.h"
 
 /* x: d x n points (row-major clients, also the candidates).  Returns
  * list(status, gains). */

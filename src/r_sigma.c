@@ -1,6 +1,6 @@
 /* .Call glue for facility_sigma(). */
 #include "r_util.h"
-#include "fl_sigma.h"
+#include "kernel_sigma.h"
 
 /* x: an n x d double matrix (the sampled rows); threads: one integer,
  * validated in R.  Returns list(status, width). */

@@ -7,7 +7,7 @@
  * Matrix-free: from points, a gain visits only the clients it can raise.
  * Client i gains from candidate y only if ||y - x_i|| < reach_i, where
  * exp(-reach_i^2 / (2 sigma^2)) = cover_i (infinite while uncovered), and
- * the clients' balls (fl_balls.h) bound ||y - x_i|| from below, per ball
+ * the clients' balls (knn_balls.h) bound ||y - x_i|| from below, per ball
  * and per client, without touching the points.  With a given dense or
  * sparse similarity, fl_gain reads it.
  *
@@ -24,12 +24,12 @@
  * threads). */
 #include <math.h>
 #include <stdlib.h>
-#include "fl_state.h"
-#include "fl_heap.h"
+#include "exact_state.h"
+#include "celf_heap.h"
 #include "fl_solvers.h"
-#include "fl_certify.h"
-#include "fl_balls.h"
-#include "fl_kernel.h"
+#include "dual_certify.h"
+#include "knn_balls.h"
+#include "kernel.h"
 #include "fl_rng.h"
 #include "fl_omp.h"
 #include "fl_tune.h"

@@ -7,24 +7,24 @@
 plant() {
   local s="$work/src"
   case "$1" in
-    openmp-pragma) printf '#pragma omp flush\n' >> "$s/fl_heap.c" ;;
-    openmp-macro) printf '#ifdef _OPENMP\n#endif\n' >> "$s/fl_heap.c" ;;
-    openmp-call) printf 'static int planted(void) { return omp_get_max_threads(); }\n' >> "$s/fl_heap.c" ;;
-    tunable) printf '#define FL_PLANTED_BLOCK 128\n' >> "$s/fl_heap.c" ;;
-    team) printf 'static void planted(int threads)\n{\nFL_OMP(parallel num_threads(threads))\n  (void) threads;\n}\n' >> "$s/fl_heap.c" ;;
-    mode-enum) printf 'static const int planted = FL_MODE_HC;\n' >> "$s/fl_heap.c" ;;
+    openmp-pragma) printf '#pragma omp flush\n' >> "$s/celf_heap.c" ;;
+    openmp-macro) printf '#ifdef _OPENMP\n#endif\n' >> "$s/celf_heap.c" ;;
+    openmp-call) printf 'static int planted(void) { return omp_get_max_threads(); }\n' >> "$s/celf_heap.c" ;;
+    tunable) printf '#define FL_PLANTED_BLOCK 128\n' >> "$s/celf_heap.c" ;;
+    team) printf 'static void planted(int threads)\n{\nFL_OMP(parallel num_threads(threads))\n  (void) threads;\n}\n' >> "$s/celf_heap.c" ;;
+    mode-enum) printf 'static const int planted = FL_MODE_HC;\n' >> "$s/celf_heap.c" ;;
     include-cycle)
-      printf '#include "fl_memory.h"\n' >> "$s/fl_heap.h"
-      printf '#include "fl_heap.h"\n' >> "$s/fl_memory.h" ;;
+      printf '#include "fl_memory.h"\n' >> "$s/celf_heap.h"
+      printf '#include "celf_heap.h"\n' >> "$s/fl_memory.h" ;;
     call-cycle)
-      printf 'void fl_planted_two(void);\nvoid fl_planted_one(void)\n{\n  fl_planted_two();\n}\n' >> "$s/fl_heap.c"
+      printf 'void fl_planted_two(void);\nvoid fl_planted_one(void)\n{\n  fl_planted_two();\n}\n' >> "$s/celf_heap.c"
       printf 'void fl_planted_one(void);\nvoid fl_planted_two(void)\n{\n  fl_planted_one();\n}\n' >> "$s/fl_memory.c" ;;
-    file-length) for i in $(seq 1 600); do echo "/* padding $i */"; done >> "$s/fl_heap.c" ;;
+    file-length) for i in $(seq 1 600); do echo "/* padding $i */"; done >> "$s/celf_heap.c" ;;
     function-length)
       { printf 'void fl_planted_long(int *v)\n{\n'
         for i in $(seq 1 80); do echo "  v[$i] = $i;"; done
-        printf '}\n'; } >> "$s/fl_heap.c" ;;
-    hidden-barrier) printf 'void fl_planted_meet(void)\n{\nFL_OMP(barrier)\n}\n' >> "$s/fl_heap.c" ;;
+        printf '}\n'; } >> "$s/celf_heap.c" ;;
+    hidden-barrier) printf 'void fl_planted_meet(void)\n{\nFL_OMP(barrier)\n}\n' >> "$s/celf_heap.c" ;;
     mode-list-R) printf 'planted <- c("hc", "hpc", "nhpc")\n' >> "$work/R/features.R" ;;
     mode-list-tests)
       printf 'for (mode in c("g", "c", "dc", "hc", "hpc", "nhpc", "stochastic")) print(mode)\n' \

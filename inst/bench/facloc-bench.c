@@ -32,10 +32,10 @@
 #include <math.h>
 #include <time.h>
 #include "facloc.h"
-#include "fl_state.h"
-#include "fl_clusters.h"
-#include "fl_kernel.h"
-#include "fl_pass.h"
+#include "exact_state.h"
+#include "cl_layout.h"
+#include "kernel.h"
+#include "kernel_pass.h"
 #include "fl_barrier.h"
 
 /* ---- random numbers: splitmix64, identical on every platform ---- */

@@ -24,11 +24,11 @@
 #include <string.h>
 #include <time.h>
 #include "facloc.h"
-#include "fl_kernel.h"
-#include "fl_pass.h"
-#include "fl_state.h"
+#include "kernel.h"
+#include "kernel_pass.h"
+#include "exact_state.h"
 #include "fl_tune.h"
-#include "fl_clusters.h"
+#include "cl_layout.h"
 
 #define CHAINS 12
 

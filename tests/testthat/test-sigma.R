@@ -131,7 +131,7 @@ test_that("the defaults give decreasing gains on iris, quakes and faithful", {
 })
 
 test_that("the width is stats::median(dist()) of the sample, to the last bit", {
-  # computed in C (fl_sigma.c): the same sums and the same mean of the two
+  # computed in C (kernel_sigma.c): the same sums and the same mean of the two
   # middle distances as R's, on odd and even counts, ties and repeated rows
   oracle <- function(X, rows = 2000, seed = 1) {
     X <- as.matrix(X)

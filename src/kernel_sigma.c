@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
-#include "fl_sigma.h"
-#include "fl_kernel.h"
+#include "kernel_sigma.h"
+#include "kernel.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 

@@ -1,5 +1,5 @@
 /* The tiled kernel behind fl_rbf_tile(), written once for any vector
- * width: fl_kernel_tile.c includes this file once per width it compiles,
+ * width: kernel_tile.c includes this file once per width it compiles,
  * with FL_TV (doubles a vector), FL_TNV (vectors of clients a tile row),
  * FL_TILE_FN(name) (the name of each definition at that width) and
  * FL_TILE_ATTR (the attributes of the entry points) defined.

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "fl_kernel.h"
+#include "kernel.h"
 #include "fl_tune.h"
 
 FL_CLONES void fl_sqdist_rows(const double *rows, int cnt, const double *restrict y, int d,
@@ -104,7 +104,7 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
 #define FL_VF 16
 #define FL_COLS_FN(name) name##_wide
 #define FL_COLS_ATTR static FL_WIDE_TARGET
-#include "fl_kernel_cols.h"
+#include "kernel_cols.h"
 #undef FL_VF
 #undef FL_COLS_FN
 #undef FL_COLS_ATTR
@@ -117,7 +117,7 @@ FL_CLONES void fl_expf_neg_array(float *v, int n)
 #endif
 #define FL_COLS_FN(name) name##_narrow
 #define FL_COLS_ATTR static FL_CLONES
-#include "fl_kernel_cols.h"
+#include "kernel_cols.h"
 
 void fl_sqdist_cols_f(const float *cols, int stride, int cnt, const float *restrict y, int d,
                       float *restrict out)

@@ -1,4 +1,4 @@
-/* The median heuristic's width (fl_sigma.c). */
+/* The median heuristic's width (kernel_sigma.c). */
 #ifndef FL_SIGMA_H
 #define FL_SIGMA_H
 

@@ -1,4 +1,4 @@
-/* Minimising the LP-dual bound B(u) of facility location (see fl_dual.h).
+/* Minimising the LP-dual bound B(u) of facility location (see dual.h).
  *
  * Method: for the current top-k set T (the candidates of the k largest
  * c_j(u)), B restricted to T is separable in the clients: client i adds
@@ -48,9 +48,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fl_dual.h"
-#include "fl_heap.h"
-#include "fl_state.h"
+#include "dual.h"
+#include "celf_heap.h"
+#include "exact_state.h"
 
 typedef struct {       /* min-heap of the k largest (value, index) pairs */
   double *v;

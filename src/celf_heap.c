@@ -1,4 +1,4 @@
-#include "fl_heap.h"
+#include "celf_heap.h"
 
 static void sift_down(fl_entry *a, int size, int i)
 {

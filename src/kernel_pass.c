@@ -5,9 +5,9 @@
  * gains summed client by client as fl_gain() sums them on the exact modes'
  * matrix, so they are the bits of those modes' first gains. */
 #include <stdlib.h>
-#include "fl_pass.h"
-#include "fl_kernel.h"
-#include "fl_state.h"
+#include "kernel_pass.h"
+#include "kernel.h"
+#include "exact_state.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 

@@ -1,6 +1,6 @@
 /* The RBF kernel.  The exact modes' matrix (g, c, dc, the budgeted
  * solver, the certificate) and the exhaustive pass come from the tiled
- * kernel (fl_rbf_tile, fl_kernel_tile.c): the same pair gets the same bits
+ * kernel (fl_rbf_tile, kernel_tile.c): the same pair gets the same bits
  * in each.  fl_rbf() serves the similarities computed one at a time
  * (facility_objective(), stochastic greedy, the matrix-free modes' dual);
  * the matrix-free modes' blocks go through fl_rbf_rows(). */
@@ -55,7 +55,7 @@
 #endif
 
 /* The x86-64-v4 (AVX-512) versions, where GCC 12 or later names the level:
- * the kernels over clients stored by coordinate (fl_kernel.c), the plan's
+ * the kernels over clients stored by coordinate (kernel.c), the plan's
  * loop over the leaves (fl_clusters_plan) with its list of leaves to
  * estimate, and the square roots of the distances to the centers, each
  * picked at run time by fl_wide_vectors(). */
@@ -70,7 +70,7 @@
  * only where it also has AVX512-VBMI2 (Ice Lake and later, Zen 4 and
  * later), so not on Skylake-SP and Cascade Lake, which lower the whole
  * core's clock while 512-bit arithmetic runs (not measured here: the
- * gains in fl_kernel.c are from a later Xeon). */
+ * gains in kernel.c are from a later Xeon). */
 static inline int fl_wide_vectors(void)
 {
 #if FL_WIDE
@@ -224,7 +224,7 @@ int fl_nearest_row(const double *rows, int cnt, const double *y, int d, double *
 void fl_rbf_rows(const double *rows, int cnt, const double *y, int d, double inv2s2,
                  double *out);
 
-/* The tiled kernel (fl_kernel_tile.c) of the exact modes' matrix and the
+/* The tiled kernel (kernel_tile.c) of the exact modes' matrix and the
  * exhaustive pass.  Rows (d columns) are packed for it in panels:
  * fl_tile_packed() doubles hold n rows packed either way; a client block
  * starts at a multiple of FL_TILE_CLIENTS (a multiple of every panel's

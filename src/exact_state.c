@@ -1,9 +1,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fl_state.h"
+#include "exact_state.h"
 #include "fl_memory.h"
-#include "fl_kernel.h"
+#include "kernel.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 

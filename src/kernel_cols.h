@@ -1,5 +1,5 @@
 /* The kernels over clients stored by coordinate behind fl_sqdist_cols_f()
- * and fl_gain_dot_f(), written once for any vector width: fl_kernel.c
+ * and fl_gain_dot_f(), written once for any vector width: kernel.c
  * includes this file once per width it compiles, with FL_VF (floats a
  * vector), FL_COLS_FN(name) (the name of each definition at that width:
  * the names below stand for those) and FL_COLS_ATTR (the attributes of

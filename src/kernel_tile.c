@@ -1,7 +1,7 @@
 /* The tiled kernel of the exact modes' matrix and the exhaustive pass: a
  * block of candidates against a block of clients, d2 = |y|^2 + |x|^2 -
  * 2 y.x from squared norms and dot products computed as in a matrix
- * product (register tiles over packed panels, fl_kernel_tile.h), then
+ * product (register tiles over packed panels, kernel_tile.h), then
  * exp(-d2 inv2s2) over each row of the block at once.  Compiled for
  * x86-64-v3 and x86-64-v4 (picked by fl_wide_vectors()) as the other
  * block kernels (measured: inst/bench/results/tunables.md,
@@ -13,7 +13,7 @@
  * is taken as 0.  Points are taken relative to an origin org (the
  * clients' mean): the norms, and the rounding of d2, on the scale of the
  * distances however far the data sit from 0. */
-#include "fl_kernel.h"
+#include "kernel.h"
 #include "fl_tune.h"
 
 #if FL_WIDE
@@ -21,7 +21,7 @@
 #define FL_TNV 4
 #define FL_TILE_FN(name) name##_wide
 #define FL_TILE_ATTR static FL_WIDE_TARGET
-#include "fl_kernel_tile.h"
+#include "kernel_tile.h"
 #undef FL_TV
 #undef FL_TNV
 #undef FL_TILE_FN
@@ -36,7 +36,7 @@
 #define FL_TNV 2
 #define FL_TILE_FN(name) name##_narrow
 #define FL_TILE_ATTR static FL_CLONES
-#include "fl_kernel_tile.h"
+#include "kernel_tile.h"
 
 #if FL_WIDE
 #define FL_TILE_CALL(name, ...) \

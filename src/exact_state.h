@@ -30,7 +30,7 @@ double fl_sim(const fl_problem *p, int i, int j);
 
 /* What the tiled kernel needs of points: the origin org (the clients'
  * mean), the clients' and candidates' squared norms about it (yn == xn
- * when they are the same points) and the clients packed (fl_kernel.h),
+ * when they are the same points) and the clients packed (kernel.h),
  * made by threads; on failure FL_ERR_NOMEM with nothing allocated. */
 typedef struct {
   double *xn, *yn, *xp, *org;

@@ -1,11 +1,11 @@
 /* The final bound of the solvers that hold the similarity (a matrix they
- * built, or one given dense or sparse): the LP dual of fl_dual.h from the
+ * built, or one given dense or sparse): the LP dual of dual.h from the
  * final coverage, its first evaluation the lazy refresh of the keys the
  * solve left (which alone gives f(S) + the k largest marginal gains). */
 #include <math.h>
 #include <stdlib.h>
-#include "fl_certify.h"
-#include "fl_dual.h"
+#include "dual_certify.h"
+#include "dual.h"
 #include "fl_omp.h"
 #include "fl_solvers.h"
 

@@ -1,7 +1,7 @@
 /* The LP dual's oracle for an explicit similarity: a dense matrix or
- * sparse columns (fl_dual.h). */
-#include "fl_dual.h"
-#include "fl_kernel.h"
+ * sparse columns (dual.h). */
+#include "dual.h"
+#include "kernel.h"
 #include "fl_omp.h"
 #include "fl_tune.h"
 

@@ -1,5 +1,5 @@
-/* The LP-dual certificate of facility location (fl_dual.c) and the
- * oracles that give it c_j(u) (fl_dual_oracle.c).
+/* The LP-dual certificate of facility location (dual.c) and the
+ * oracles that give it c_j(u) (dual_oracle.c).
  *
  * The LP relaxation max sum_ij a_i w_ij x_ij, sum_j x_ij <= 1,
  * x_ij <= y_j <= 1, sum_j y_j <= k has, for every u >= 0, the dual value
@@ -51,7 +51,7 @@ typedef struct {
   int threads;
   int iterations;              /* steps of the minimisation (certify) */
   double prune;                /* top_two's t = max(lo, prune u): 0 for exact oracles
-                                * (see FL_DUAL_PRUNE in fl_dual.c) */
+                                * (see FL_DUAL_PRUNE in dual.c) */
   fl_interrupt_fn interrupted; /* checked between steps, or NULL */
   void *callback_ctx;
 } fl_dual_problem;

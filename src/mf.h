@@ -1,7 +1,7 @@
 /* The matrix-free CELF core that generations 4 to 6 (hc, hpc, nhpc)
  * share: its state, what a generation configures, and the units' entry
  * points.  Data flow of one solve (mf_solve.c): fl_clusters_init builds
- * the hierarchy (fl_clusters.h); mf_alloc.c allocates; mf_first.c deals
+ * the hierarchy (cl_layout.h); mf_alloc.c allocates; mf_first.c deals
  * the candidates to heaps and evaluates each once; then each round the
  * generation's round function (celf_hc.c, celf_hpc.c, celf_nhpc.c) runs
  * fl_mf_team_refresh (mf_heaps.c: lazy heaps, evaluations by mf_eval.c
@@ -13,8 +13,8 @@
 #define FL_MF_H
 
 #include <limits.h>
-#include "fl_clusters.h"
-#include "fl_heap.h"
+#include "cl_layout.h"
+#include "celf_heap.h"
 #include "fl_barrier.h"
 #include "fl_omp.h"
 #include "fl_tune.h"

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "facloc.h"
-#include "fl_balls.h"
+#include "knn_balls.h"
 #include "fl_memory.h"
-#include "fl_kernel.h"
+#include "kernel.h"
 #include "fl_omp.h"
 #include "kmeans.h"
 #include "fl_tune.h"

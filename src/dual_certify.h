@@ -1,9 +1,9 @@
-/* The final bound of the exact solvers (fl_certify.c). */
+/* The final bound of the exact solvers (dual_certify.c). */
 #ifndef FL_CERTIFY_H
 #define FL_CERTIFY_H
 
-#include "fl_state.h"
-#include "fl_dual.h"
+#include "exact_state.h"
+#include "dual.h"
 
 /* Minimise dp (c->certify steps, c's interrupt callback) with oracle o
  * from u0, the coverage of the set; ub0 as for fl_dual_minimise.  Lowers
