@@ -91,7 +91,7 @@ test_that("the relaxed defaults stay within 0.1% of greedy where leaf estimates 
   # group of clients around a candidate, whose key then stayed far below
   # its gain (every mode ended at 0.99738 of greedy before the first
   # evaluations visited the leaves whose ball holds the candidate; plan()
-  # in src/fl_clusters.c).  "small", n = 1000: the leaves hold parts of
+  # in src/cl_plan.c).  "small", n = 1000: the leaves hold parts of
   # several of the data's clusters and the estimates fell 8 to 19 times
   # short (nhpc ended at 0.99727 before such data were evaluated by bounds
   # alone; FL_MIXED_SHARE in src/fl_tune.h).
