@@ -206,18 +206,19 @@ check_function_length() {
 # Functions that meet other threads without opening the region they meet
 # in: their names say who meets, or their signatures take the barrier.
 check_hidden_barriers() {
-  local f
-  for f in "$root"/src/*.c; do
-    functions "$f" | while read -r name file start end linkage; do
-      awk -v name="$name" -v file="$file" -v start="$start" -v end="$end" '
-        FNR < start || FNR > end { next }
-        FNR <= start + 2 && /fl_barrier[ \t]*\*/ { signed = 1 }
-        /FL_OMP\(parallel/ { region = 1 }
-        /FL_OMP\((barrier|single|for)|fl_barrier_wait\(/ && !meet { meet = FNR }
-        END { if (meet && !region && !signed && name !~ /team|group|round|barrier/)
-                print file ":" meet ": [hidden-barrier] " name "() meets other threads outside its region: name it for who meets (team, group) or pass the barrier" }' "$f"
-    done
-  done
+  functions "$root"/src/*.c | awk -v root="$root/" '
+    NR == FNR { n++; name[n] = $1; file[n] = $2; lo[n] = $3; hi[n] = $4
+                if (!(file[n] in first)) first[file[n]] = n; next }
+    FNR == 1 { rel = substr(FILENAME, length(root) + 1); k = (rel in first) ? first[rel] : n + 1 }
+    { while (k <= n && file[k] == rel && hi[k] < FNR) k++
+      if (k > n || file[k] != rel || FNR < lo[k]) next
+      if (FNR <= lo[k] + 2 && /fl_barrier[ \t]*\*/) signed[k] = 1
+      if (/FL_OMP\(parallel/) region[k] = 1
+      if (/FL_OMP\((barrier|single|for)|fl_barrier_wait\(/ && !meet[k]) meet[k] = FNR }
+    END { for (k = 1; k <= n; k++)
+            if (meet[k] && !region[k] && !signed[k] && name[k] !~ /team|group|round|barrier/)
+              print file[k] ":" meet[k] ": [hidden-barrier] " name[k] "() meets other threads outside its region: name it for who meets (team, group) or pass the barrier" }
+  ' - "$root"/src/*.c
 }
 
 # The mode table: "name kind" per mode, from src/fl_solve.c.
