@@ -2,8 +2,8 @@
 
 #' @export
 print.facility_greedy <- function(x, ...) {
-  cat(sprintf("Greedy facility location (mode \"%s\", %d thread%s)\n", x$mode,
-              x$threads, if (x$threads == 1L) "" else "s"))
+  cat(sprintf("Greedy facility location (mode \"%s\", %d thread%s%s)\n", x$mode,
+              x$threads, if (x$threads == 1L) "" else "s", single_note(x, ", ")))
   cat(sprintf("  %d of %d candidates selected for %d clients%s\n",
               length(x$selected), x$m, x$n,
               if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
@@ -17,6 +17,11 @@ print.facility_greedy <- function(x, ...) {
   cat("  selected:", shown, if (length(x$selected) > 10L) "...", "\n")
   cat(scale_hint(x$spread), id_hint(x$id_columns), pairs_hint(x), sep = "")
   invisible(x)
+}
+
+# ", single-precision matrix" where the solve held one.
+single_note <- function(x, sep) {
+  if (identical(x$precision, "single")) paste0(sep, "single-precision matrix") else ""
 }
 
 # A matrix-free mode that evaluated more kernel pairs than building the
@@ -122,7 +127,8 @@ certificate <- function(x) {
 #'   [facility_greedy()]) `budget`, `spent` and `rule`, else `NULL`.
 #' @export
 summary.facility_greedy <- function(object, ...) {
-  structure(list(mode = object$mode, threads = object$threads, n = object$n,
+  structure(list(mode = object$mode, threads = object$threads, precision = object$precision,
+                 n = object$n,
                  m = object$m, k = object$k, size = bound_size(object), sigma = object$sigma,
                  sigma_rule = object$sigma_rule, objective_all = object$objective_all,
                  coverage = object$coverage, objective = object$objective,
@@ -139,8 +145,8 @@ summary.facility_greedy <- function(object, ...) {
 
 #' @export
 print.summary.facility_greedy <- function(x, ...) {
-  cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s\n", x$mode,
-              x$threads, if (x$threads == 1L) "" else "s"))
+  cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s%s\n", x$mode,
+              x$threads, if (x$threads == 1L) "" else "s", single_note(x, ", ")))
   cat(sprintf("Clients: %d  Candidates: %d  %s
 ", x$n, x$m,
               if (is.null(x$coverage)) sprintf("k: %d", x$k)

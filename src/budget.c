@@ -73,8 +73,8 @@ static int lazy_pass(fl_state *s, const fl_control *c, const fl_entry *first,
 int fl_solve_budget(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   fl_state uc, cb;
-  if (fl_state_init(&uc, p, c->threads, 1) != FL_OK) return FL_ERR_NOMEM;
-  /* the second pass shares the first's matrix (uc.p.sim) */
+  if (fl_state_init(&uc, p, c->threads, fl_matrix_of(c)) != FL_OK) return FL_ERR_NOMEM;
+  /* the second pass shares the first's matrix (uc.p) */
   if (fl_state_init(&cb, &uc.p, c->threads, 0) != FL_OK) {
     fl_state_free(&uc);
     return FL_ERR_NOMEM;

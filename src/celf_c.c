@@ -53,7 +53,7 @@ FL_OMP(parallel num_threads(fl_par_threads(s->threads, (double) s->p.n * s->p.m,
 int fl_solve_c(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   fl_state s;
-  if (fl_state_init(&s, p, c->threads, 1) != FL_OK) return FL_ERR_NOMEM;
+  if (fl_state_init(&s, p, c->threads, fl_matrix_of(c)) != FL_OK) return FL_ERR_NOMEM;
   fl_entry *entries = malloc((size_t) p->m * sizeof(fl_entry));
   double *keys = malloc((size_t) p->m * sizeof(double));
   if (!entries || !keys) { free(entries); free(keys); fl_state_free(&s); return FL_ERR_NOMEM; }

@@ -26,7 +26,7 @@ static double refresh_top(fl_state *s, fl_heap *h, int round)
 int fl_solve_dc(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   fl_state s;
-  if (fl_state_init(&s, p, c->threads, 1) != FL_OK) return FL_ERR_NOMEM;
+  if (fl_state_init(&s, p, c->threads, fl_matrix_of(c)) != FL_OK) return FL_ERR_NOMEM;
   int nheaps = c->threads;
   fl_entry *entries = malloc((size_t) p->m * sizeof(fl_entry));
   fl_heap *heaps = malloc((size_t) nheaps * sizeof(fl_heap));

@@ -78,7 +78,7 @@ int fl_certify_dual(fl_dual_problem *dp, fl_dual_oracle *o, const double *u0,
 
 int fl_certify(const fl_state *s, const fl_control *c, const double *ub0, fl_result *res)
 {
-  if (!s->p.sim && !s->p.sp_p) return FL_OK;    /* no oracle: bound_dual stays Inf */
+  if (!fl_held(&s->p)) return FL_OK;    /* no oracle: bound_dual stays Inf */
   dual_setup d;
   if (dual_init(&d, s, fl_bound_k(c, res), c->certify) != FL_OK) return FL_ERR_NOMEM;
   int status = fl_certify_dual(&d.dp, &d.o, s->cover, ub0, c, res);
@@ -109,14 +109,15 @@ int fl_bound(const fl_problem *p, const int *sel, int nsel, const fl_control *c,
   res->dual_steps = res->nselected = res->rounds = 0;
   if (c->k < 1 || c->threads < 1 || c->certify < 0) return FL_ERR_ARG;
   fl_state s;
-  if (fl_state_init(&s, p, c->threads, 1) != FL_OK) return FL_ERR_NOMEM;
+  if (fl_state_init(&s, p, c->threads, fl_matrix_of(c)) != FL_OK) return FL_ERR_NOMEM;
   for (int t = 0; t < nsel; t++) {
     s.chosen[sel[t]] = 1;
     fl_cover_add(&s.p, sel[t], s.cover, s.threads);
   }
   res->objective = fl_state_objective(&s);
   res->pairs = s.pairs;
-  int status = fl_certify(&s, c, NULL, res);
+  int status = s.Wf ? fl_objective_tiled(p, sel, nsel, c->threads, &res->objective) : FL_OK;
+  if (status == FL_OK) status = fl_certify(&s, c, NULL, res);
   res->bound = res->bound_dual < res->bound_online ? res->bound_dual : res->bound_online;
   if (p->x && !p->sim && !p->sp_p && fl_bound_cap(p) < res->bound) res->bound = fl_bound_cap(p);
   if (res->bound < res->objective) res->bound = res->objective;

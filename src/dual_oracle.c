@@ -19,6 +19,20 @@ FL_CLONES static double dense_value(const double *restrict col, const double *re
   return s;
 }
 
+FL_CLONES static double dense_value_single(const float *restrict col, const double *restrict u,
+                                           const double *restrict a, int n)
+{
+  double s = 0.0;
+  if (a) {
+    FL_SIMD_SUM(s)
+    for (int i = 0; i < n; i++) s += a[i] * fl_positive(col[i] - u[i]);
+  } else {
+    FL_SIMD_SUM(s)
+    for (int i = 0; i < n; i++) s += fl_positive(col[i] - u[i]);
+  }
+  return s;
+}
+
 static double sparse_value(const fl_problem *p, int j, const double *u)
 {
   const double *a = p->weight;
@@ -44,6 +58,7 @@ FL_OMP(parallel for num_threads(fl_par_threads(e->threads, (double) cnt * n * nu
     int j = js[r];
     for (int q = 0; q < nu; q++)
       c[(size_t) q * cnt + r] = p->sp_p ? sparse_value(p, j, u[q])
+        : p->simf ? dense_value_single(p->simf + (size_t) j * n, u[q], p->weight, n)
         : dense_value(p->sim + (size_t) j * n, u[q], p->weight, n);
   }
   return FL_OK;
@@ -66,8 +81,11 @@ FL_OMP(parallel for num_threads(fl_par_threads(e->threads, (double) cnt * n, FL_
   for (int b = 0; b < blocks; b++) {
     int lo = b * FL_DUAL_BLOCK, hi = lo + FL_DUAL_BLOCK < n ? lo + FL_DUAL_BLOCK : n;
     for (int r = 0; r < cnt; r++) {
-      const double *col = p->sim + (size_t) js[r] * n;
-      for (int i = lo; i < hi; i++) fl_keep_two(col[i], m1 + i, m2 + i);
+      size_t at = (size_t) js[r] * n;
+      if (p->simf)
+        for (int i = lo; i < hi; i++) fl_keep_two(p->simf[at + i], m1 + i, m2 + i);
+      else
+        for (int i = lo; i < hi; i++) fl_keep_two(p->sim[at + i], m1 + i, m2 + i);
     }
   }
   return FL_OK;

@@ -8,14 +8,15 @@
 #include "fl_tune.h"
 
 
-double fl_matrix_bytes(const fl_problem *p)
+double fl_matrix_bytes(const fl_problem *p, int single)
 {
-  return 8.0 * (double) p->n * (double) p->m;
+  return (single ? 4.0 : 8.0) * (double) p->n * (double) p->m;
 }
 
 double fl_sim(const fl_problem *p, int i, int j)
 {
   if (p->sim) return p->sim[(size_t) j * p->n + i];
+  if (p->simf) return p->simf[(size_t) j * p->n + i];
   return fl_rbf(p->x + (size_t) i * p->d, p->y + (size_t) j * p->d, p->d, p->inv2s2);
 }
 
@@ -80,7 +81,41 @@ void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, doub
               p->inv2s2, t->cosine, out, ldo);
 }
 
-int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W)
+/* v rounded up to single precision: never below v, so no f(S) on the
+ * rounded values falls below the true one. */
+static inline float float_above(double v)
+{
+  float f = (float) v;
+  return (double) f < v ? nextafterf(f, INFINITY) : f;
+}
+
+/* Where the tiled kernel's blocks go: the matrix W itself, or through a
+ * thread's tile either the matrix Wf (rounded up) or the coverage cover,
+ * the largest similarity of each client to any candidate. */
+typedef struct {
+  double *W;
+  float *Wf;
+  double *cover;
+} fill_target;
+
+static void tile_to_target(const double *tile, int mc, int nc, const fill_target *to,
+                          double *cover, size_t n, int j0, int i0)
+{
+  if (to->Wf) {
+    for (int a = 0; a < mc; a++)
+      for (int i = 0; i < nc; i++)
+        to->Wf[(size_t) (j0 + a) * n + i0 + i] = float_above(tile[(size_t) a * FL_TILE_CLIENTS + i]);
+    return;
+  }
+  for (int a = 0; a < mc; a++)
+    for (int i = 0; i < nc; i++)
+      if (tile[(size_t) a * FL_TILE_CLIENTS + i] > cover[i0 + i])
+        cover[i0 + i] = tile[(size_t) a * FL_TILE_CLIENTS + i];
+}
+
+/* Every candidate block against every client block, a candidate block per
+ * task; a thread's coverage is merged into to->cover at the end. */
+static int tiles_fill(const fl_problem *p, int threads, int cosine, const fill_target *to)
 {
   size_t n = (size_t) p->n;
   int mc = fl_tile_candidates(p->d), nb = (p->m + mc - 1) / mc, status = FL_OK;
@@ -90,35 +125,105 @@ int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W)
 FL_OMP(parallel num_threads(fl_par_threads(threads, (double) p->n * p->m, FL_PAR_MIN_PAIRS)))
   {
     double *yp = malloc(sizeof(double) * fl_tile_packed(mc, p->d));
-    if (!yp) {
+    double *tile = to->W ? NULL : malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
+    double *cover = to->cover ? calloc(n, sizeof(double)) : NULL;
+    int ok = yp && (to->W || tile) && (!to->cover || cover);
+    if (!ok) {
 FL_OMP(atomic write)
       status = FL_ERR_NOMEM;
     }
 FL_OMP(for schedule(dynamic, 1))
     for (int b = 0; b < nb; b++) {
       int j0 = b * mc, cnt = p->m - j0 < mc ? p->m - j0 : mc;
-      for (int i0 = 0; yp && i0 < p->n; i0 += FL_TILE_CLIENTS)
-        fl_tiles_block(&t, p, j0, cnt, yp, W + (size_t) j0 * n + i0, n, i0,
-                       p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS);
+      for (int i0 = 0; ok && i0 < p->n; i0 += FL_TILE_CLIENTS) {
+        int nc = p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS;
+        if (to->W) {
+          fl_tiles_block(&t, p, j0, cnt, yp, to->W + (size_t) j0 * n + i0, n, i0, nc);
+          continue;
+        }
+        fl_tiles_block(&t, p, j0, cnt, yp, tile, FL_TILE_CLIENTS, i0, nc);
+        tile_to_target(tile, cnt, nc, to, cover, n, j0, i0);
+      }
+    }
+    if (ok && cover) {
+FL_OMP(critical)
+      for (size_t i = 0; i < n; i++)
+        if (cover[i] > to->cover[i]) to->cover[i] = cover[i];
     }
     free(yp);
+    free(tile);
+    free(cover);
   }
   (void) threads;
   fl_tiles_free(&t);
   return status;
 }
 
-static int build_matrix(const fl_problem *p, int threads, double **out)
+int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W, float *Wf)
 {
-  double *W = fl_alloc_large((size_t) p->n * (size_t) p->m, sizeof(double), 0);
-  if (!W) return FL_ERR_NOMEM;
-  int status = fl_similarity_fill(p, threads, 0, W);
-  if (status != FL_OK) {
-    free(W);
-    return status;
-  }
-  *out = W;
+  fill_target to = { W, Wf, NULL };
+  return tiles_fill(p, threads, cosine, &to);
+}
+
+/* s->W, or s->Wf with single, from the points. */
+static int build_matrix(fl_state *s, const fl_problem *p, int threads, int single)
+{
+  size_t cells = (size_t) p->n * (size_t) p->m;
+  if (single) s->Wf = fl_alloc_large(cells, sizeof(float), 0);
+  else s->W = fl_alloc_large(cells, sizeof(double), 0);
+  if (!s->W && !s->Wf) return FL_ERR_NOMEM;
+  int status = fl_similarity_fill(p, threads, 0, s->W, s->Wf);
+  if (status != FL_OK) return status;
+  s->p.sim = s->W;
+  s->p.simf = s->Wf;
   return FL_OK;
+}
+
+double fl_objective_tiled_bytes(const fl_problem *p, int k, int threads)
+{
+  return 8.0 * ((double) p->ninitial + k + 1.0) * p->d + 8.0 * (threads + 1.0) * p->n;
+}
+
+int fl_objective_tiled(const fl_problem *p, const int *sel, int nsel, int threads,
+                       double *value)
+{
+  size_t n = (size_t) p->n, d = (size_t) p->d;
+  int total = p->ninitial + nsel;
+  double *cover = calloc(n, sizeof(double)), *y = malloc(sizeof(double) * (total + 1) * d);
+  int status = cover && y ? FL_OK : FL_ERR_NOMEM;
+  for (int t = 0; status == FL_OK && t < total; t++) {
+    int j = t < p->ninitial ? p->initial[t] : sel[t - p->ninitial];
+    memcpy(y + t * d, p->y + (size_t) j * d, sizeof(double) * d);
+  }
+  fl_problem q = *p;
+  q.y = y;
+  q.m = total;
+  fill_target to = { NULL, NULL, cover };
+  if (status == FL_OK && total > 0) status = tiles_fill(&q, threads, 0, &to);
+  double f = 0.0;
+  for (size_t i = 0; status == FL_OK && i < n; i++) f += p->weight ? p->weight[i] * cover[i] : cover[i];
+  *value = f;
+  free(cover);
+  free(y);
+  return status;
+}
+
+/* A dense column's gain: no call a client, no branch, the same bits (x +
+ * 0 = x) in client order; once for each precision of the matrix. */
+static double dense_gain(const double *col, const double *w, const double *cover, int n)
+{
+  double g = 0.0;
+  if (w) for (int i = 0; i < n; i++) g += w[i] * fl_positive(col[i] - cover[i]);
+  else for (int i = 0; i < n; i++) g += fl_positive(col[i] - cover[i]);
+  return g;
+}
+
+static double dense_gain_single(const float *col, const double *w, const double *cover, int n)
+{
+  double g = 0.0;
+  if (w) for (int i = 0; i < n; i++) g += w[i] * fl_positive(col[i] - cover[i]);
+  else for (int i = 0; i < n; i++) g += fl_positive(col[i] - cover[i]);
+  return g;
 }
 
 double fl_gain(const fl_problem *p, int j, const double *cover)
@@ -133,15 +238,8 @@ double fl_gain(const fl_problem *p, int j, const double *cover)
     }
     return g;
   }
-  if (p->sim) {   /* no call a client, no branch: the same bits (x + 0 = x) */
-    const double *col = p->sim + (size_t) j * p->n;
-    if (w) {
-      for (int i = 0; i < p->n; i++) g += w[i] * fl_positive(col[i] - cover[i]);
-    } else {
-      for (int i = 0; i < p->n; i++) g += fl_positive(col[i] - cover[i]);
-    }
-    return g;
-  }
+  if (p->sim) return dense_gain(p->sim + (size_t) j * p->n, w, cover, p->n);
+  if (p->simf) return dense_gain_single(p->simf + (size_t) j * p->n, w, cover, p->n);
   for (int i = 0; i < p->n; i++) {
     double diff = fl_sim(p, i, j) - cover[i];
     if (diff > 0) g += w ? w[i] * diff : diff;
@@ -170,14 +268,16 @@ FL_OMP(parallel for num_threads(fl_par_threads(threads, p->n, FL_PAR_MIN_CLIENTS
   (void) threads;
 }
 
-int fl_state_init(fl_state *s, const fl_problem *p, int threads, int need_matrix)
+int fl_state_init(fl_state *s, const fl_problem *p, int threads, int matrix)
 {
   memset(s, 0, sizeof *s);
   s->p = *p;
   s->threads = threads;
-  if (need_matrix && !p->sim && !p->sp_p) {
-    if (build_matrix(p, threads, &s->W) != FL_OK) return FL_ERR_NOMEM;
-    s->p.sim = s->W;
+  if (matrix != FL_NO_MATRIX && !fl_held(p)) {
+    if (build_matrix(s, p, threads, matrix == FL_MATRIX_SINGLE) != FL_OK) {
+      fl_state_free(s);
+      return FL_ERR_NOMEM;
+    }
     s->pairs = (double) p->n * (double) p->m;
   }
   s->cover = calloc((size_t) p->n, sizeof(double));
@@ -196,9 +296,11 @@ int fl_state_init(fl_state *s, const fl_problem *p, int threads, int need_matrix
 void fl_state_free(fl_state *s)
 {
   free(s->W);
+  free(s->Wf);
   free(s->cover);
   free(s->chosen);
   s->W = NULL;
+  s->Wf = NULL;
   s->cover = NULL;
   s->chosen = NULL;
 }
@@ -207,7 +309,7 @@ void fl_state_select(fl_state *s, int j, double gain, fl_result *res)
 {
   s->chosen[j] = 1;
   fl_cover_add(&s->p, j, s->cover, s->threads);
-  if (!s->p.sim && !s->p.sp_p) s->pairs += s->p.n;
+  if (!fl_held(&s->p)) s->pairs += s->p.n;
   res->selected[res->nselected] = j;
   res->gains[res->nselected] = gain;
   res->nselected++;

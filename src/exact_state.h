@@ -8,6 +8,7 @@
 typedef struct {
   fl_problem p;          /* what gains are computed on (W when built) */
   double *W;             /* owned n x m similarity matrix, or NULL */
+  float *Wf;             /* or the same in single precision, each value rounded up */
   double *cover;         /* n: coverage m_i = max_{j in S} s_ij */
   unsigned char *chosen; /* m: 1 once selected (or initially open) */
   int threads;
@@ -15,9 +16,25 @@ typedef struct {
   double pairs;          /* kernel evaluations */
 } fl_state;
 
-/* need_matrix: build W from points (modes g, c, dc).  On failure all is
- * freed and FL_ERR_NOMEM returned. */
-int fl_state_init(fl_state *s, const fl_problem *p, int threads, int need_matrix);
+/* What fl_state_init() builds from points: nothing, W, or Wf.  Wf takes
+ * half the memory; rounded up, it gives every set an f(S) at least the
+ * true one and at most 2^-23 of it more, so every upper bound computed on
+ * it bounds the true optimum. */
+enum { FL_NO_MATRIX = 0, FL_MATRIX = 1, FL_MATRIX_SINGLE = 2 };
+static inline int fl_matrix_of(const fl_control *c)
+{
+  return c->single ? FL_MATRIX_SINGLE : FL_MATRIX;
+}
+/* Is the similarity held (a dense matrix of either precision, or sparse
+ * columns) rather than computed from points? */
+static inline int fl_held(const fl_problem *p)
+{
+  return p->sim || p->simf || p->sp_p;
+}
+
+/* matrix: one of the above, for modes g, c, dc (from points only).  On
+ * failure all is freed and FL_ERR_NOMEM returned. */
+int fl_state_init(fl_state *s, const fl_problem *p, int threads, int matrix);
 void fl_state_free(fl_state *s);
 
 /* Exact marginal gain of candidate j, summed in client order so every mode
@@ -51,8 +68,17 @@ void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, doub
 /* W (n x m, column per candidate) = the similarities of the points by
  * the tiled kernel, a block of candidates per task: the Gaussian kernel
  * (the exact modes' matrix), or with cosine the cosine where positive of
- * rows of unit length (kernel = "cosine"). */
-int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W);
+ * rows of unit length (kernel = "cosine").  Given Wf instead of W (NULL),
+ * each value rounded up to single precision. */
+int fl_similarity_fill(const fl_problem *p, int threads, int cosine, double *W, float *Wf);
+
+/* f(S) of the initial facilities and the nsel candidates sel of points
+ * in double precision by the tiled kernel: the bits a double matrix gives,
+ * for the solves that held a single-precision one. */
+int fl_objective_tiled(const fl_problem *p, const int *sel, int nsel, int threads,
+                       double *value);
+/* Its working memory for up to k candidates besides the initial ones. */
+double fl_objective_tiled_bytes(const fl_problem *p, int k, int threads);
 
 /* cover = max(cover, column j) (parallel for dense columns of many clients). */
 void fl_cover_add(const fl_problem *p, int j, double *cover, int threads);
@@ -78,8 +104,8 @@ int fl_reached(const fl_control *c, double f);
 int fl_bound_k(const fl_control *c, const fl_result *res);
 void fl_progress(const fl_control *c, int round, int nsel, double objective);
 
-/* Bytes of the dense n x m matrix. */
-double fl_matrix_bytes(const fl_problem *p);
+/* Bytes of the dense n x m matrix, in single precision with single. */
+double fl_matrix_bytes(const fl_problem *p, int single);
 /* The cap fl_solve() puts on the bound of points' problems: the clients'
  * total weight, which no f(S) exceeds. */
 double fl_bound_cap(const fl_problem *p);

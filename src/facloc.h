@@ -42,6 +42,8 @@ typedef struct {
   const double *x, *y;
   double inv2s2;
   const double *sim;
+  const float *simf;      /* the solvers' own dense n x m matrix in single precision
+                           * (fl_control single), never given: NULL from the glue */
   const int *sp_p, *sp_i;
   const double *sp_x;
   const double *weight;   /* n client weights, NULL for all ones */
@@ -73,6 +75,8 @@ typedef struct {
   double epsilon;     /* stochastic greedy: (m/k) log(1/epsilon) samples a step */
   double target;      /* stop once f(S) >= target; 0: none */
   int certify;        /* steps of the LP-dual bound's minimisation (dual.h) */
+  int single;         /* 1: the exact modes' matrix from points in single precision,
+                       * rounded up (exact_state.h) */
 } fl_control;
 
 typedef struct {

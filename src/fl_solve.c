@@ -48,6 +48,12 @@ static int needs_matrix(fl_mode mode)
   return strcmp(modes[mode].kind, "exact") == 0;
 }
 
+/* Does the solve hold its matrix in single precision (exact_state.h)? */
+static int single_matrix(const fl_problem *p, const fl_control *c)
+{
+  return c->single && needs_matrix(c->mode) && !fl_held(p);
+}
+
 static int solve_mode(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   if (c->mode < 0 || c->mode >= FL_MODE_COUNT) return FL_ERR_ARG;
@@ -100,6 +106,8 @@ int fl_solve(const fl_problem *p, const fl_control *c, fl_result *res)
   if (res->trace_bound)
     for (int t = 0; t <= c->k; t++) res->trace_bound[t] = INFINITY;
   int status = solve_mode(p, c, res);
+  if (status == FL_OK && single_matrix(p, c))   /* f(S) as a double matrix gives it */
+    status = fl_objective_tiled(p, res->selected, res->nselected, c->threads, &res->objective);
   if (status == FL_OK) {
     final_bound(p, res);
     finish_trace(res);
@@ -132,7 +140,9 @@ double fl_solve_bytes(const fl_problem *p, const fl_control *c)
 {
   double n = p->n, m = p->m;
   double base = 8.0 * n + m + 24.0 * m;     /* coverage, chosen, heap entries */
-  if (needs_matrix(c->mode) && !p->sim && !p->sp_p) base += fl_matrix_bytes(p);
+  if (needs_matrix(c->mode) && !fl_held(p)) base += fl_matrix_bytes(p, c->single);
+  if (single_matrix(p, c))    /* fl_objective_tiled()'s similarities */
+    base += fl_objective_tiled_bytes(p, c->k, c->threads);
   if (p->cost) base += fl_budget_bytes(p, c);
   if (c->mode >= 0 && c->mode < FL_MODE_COUNT && modes[c->mode].bytes)
     base += modes[c->mode].bytes(p, c);

@@ -13,7 +13,7 @@
 int fl_solve_g(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   fl_state s;
-  if (fl_state_init(&s, p, c->threads, 1) != FL_OK) return FL_ERR_NOMEM;
+  if (fl_state_init(&s, p, c->threads, fl_matrix_of(c)) != FL_OK) return FL_ERR_NOMEM;
   double *gain = malloc((size_t) p->m * sizeof(double));
   double *open = malloc((size_t) p->m * sizeof(double));
   if (!gain || !open) {

@@ -42,7 +42,7 @@ static void report_progress(void *ctx, int round, int nsel, double objective)
 }
 
 /* control: list(mode, k, threads, batch, eps, tau, clusters, group_size,
- * seed, epsilon, target, certify, verbose (read by facloc_solve())), as
+ * seed, epsilon, target, certify, single, verbose (read by facloc_solve())), as
  * solver_control() builds it. */
 static fl_control control_from_list(SEXP list)
 {
@@ -60,6 +60,7 @@ static fl_control control_from_list(SEXP list)
   c.epsilon = fl_r_double(control, "epsilon");
   c.target = fl_r_double(control, "target");
   c.certify = fl_r_int(control, "certify");
+  c.single = fl_r_lgl(control, "single") == TRUE;
   return c;
 }
 

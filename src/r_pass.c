@@ -32,7 +32,7 @@ SEXP facloc_cosine(SEXP x, SEXP y, SEXP threads)
   p.y = Rf_isNull(y) ? p.x : REAL(y);
   p.m = Rf_isNull(y) ? p.n : Rf_ncols(y);
   SEXP sim = PROTECT(Rf_allocMatrix(REALSXP, p.n, p.m));
-  int status = fl_similarity_fill(&p, Rf_asInteger(threads), 1, REAL(sim));
+  int status = fl_similarity_fill(&p, Rf_asInteger(threads), 1, REAL(sim), NULL);
   SEXP out = fl_r_status_list(status, "similarity", sim);
   UNPROTECT(1);
   return out;

@@ -25,18 +25,9 @@ dims <- if (length(args) >= 3) as.integer(strsplit(args[3], ",")[[1]]) else c(12
 ks <- if (length(args) >= 4) as.integer(strsplit(args[4], ",")[[1]]) else c(100L, 1000L)
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "machine.R"))
+source(file.path(here, "quality-families.R"))   # embedding_points()
 library_facloc()
 dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
-
-unit_rows <- function(X) X / sqrt(rowSums(X^2))
-
-embedding_points <- function(n, d, centres = 50) {
-  set.seed(57 + d)
-  C <- unit_rows(matrix(rnorm(centres * d), centres))
-  share <- rexp(centres)
-  id <- sample(centres, n, replace = TRUE, prob = share / sum(share))
-  unit_rows(C[id, ] + unit_rows(matrix(rnorm(n * d), n)))
-}
 
 timed_fit <- function(X, k, mode, threads, sigma) {
   t0 <- proc.time()[["elapsed"]]

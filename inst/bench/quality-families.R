@@ -143,3 +143,17 @@ own_family <- function(name, n = 3000, seed = 1) {
     },
     stop("unknown family ", name))
 }
+
+unit_rows <- function(X) X / sqrt(rowSums(X^2))
+
+# Embedding-like points (inst/bench/embeddings.R): 50 centres on the unit
+# sphere, cluster sizes drawn from a Dirichlet(1) (uneven, as topics are),
+# each point its centre plus isotropic noise of the same norm, normalised
+# to unit length.
+embedding_points <- function(n, d, centres = 50) {
+  set.seed(57 + d)
+  C <- unit_rows(matrix(rnorm(centres * d), centres))
+  share <- rexp(centres)
+  id <- sample(centres, n, replace = TRUE, prob = share / sum(share))
+  unit_rows(C[id, ] + unit_rows(matrix(rnorm(n * d), n)))
+}

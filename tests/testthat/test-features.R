@@ -214,7 +214,7 @@ test_that("a similarity or a budget makes the default mode \"dc\", which optimis
 })
 
 test_that("the default mode is exact where the matrix is small, or fits at 128 dimensions and more", {
-  dm <- function(n, d) facloc:::default_mode("points", list(n = n, m = n, d = d), NULL, NULL)
+  dm <- function(n, d) facloc:::default_mode("points", list(n = n, m = n, d = d), NULL, NULL, facility_control())
   old <- options(facloc.memory_limit = 2^34)
   on.exit(options(old))
   expect_identical(dm(3000L, 2L), "dc")
