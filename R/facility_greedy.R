@@ -475,29 +475,35 @@ check_cosine_call <- function(has_points, X, sigma, similarity, cl, mode) {
 #'   all of them before the first step.
 #' @param precision Precision of the \eqn{n \times m}{n x m} similarity
 #'   matrix that the exact modes (`"g"`, `"c"`, `"dc"`) compute from points:
-#'   `"double"` (the default) or `"single"`, which takes half the memory
-#'   (4 bytes a pair instead of 8), so about 1.4 times as many points fit.
-#'   Each similarity is computed in double precision and rounded up to
-#'   single, so every set's f(S) on the stored matrix is at least its true
-#'   value and at most \eqn{2^{-23}}{2^-23} of it more: every bound (the
-#'   online bound, the LP dual, `bound`) stays a true upper bound on the
-#'   optimum, and picks can differ from double precision's only where two
-#'   gains differ by less than the rounding of the similarities and
-#'   coverage they sum (\eqn{2^{-23}}{2^-23} of each). The reported
+#'   `"double"` (the default) or `"single"`. Single precision takes half the
+#'   memory (4 bytes a pair instead of 8), so about 1.4 times as many points
+#'   fit, and computes the distances with a single-precision tiled kernel
+#'   (twice the values a vector instruction). Each squared distance is
+#'   lowered by that kernel's worst-case rounding error, \eqn{\gamma
+#'   (|x_i|^2 + |y_j|^2)}{gamma (|x_i|^2 + |y_j|^2)} with \eqn{\gamma =
+#'   7.9 \times 10^{-6}}{gamma = 7.9e-6} and norms about the clients' mean,
+#'   and each similarity is rounded up: every stored value is at least the
+#'   double-precision one and at most \eqn{\exp(2 \gamma (|x_i|^2 +
+#'   |y_j|^2) / (2 \sigma^2)) (1 + 2^{-23})}{exp(2 gamma (|x_i|^2 + |y_j|^2) /
+#'   (2 sigma^2)) (1 + 2^-23)} times it (the rounding may have lowered the
+#'   distance by as much as it is lowered). So f(S) on the stored matrix is
+#'   never below the true one, every bound (the online bound, the LP dual,
+#'   `bound`) stays a true upper bound on the optimum, and picks can differ
+#'   from double precision's only where two gains differ by less than that
+#'   rounding of the similarities and coverage they sum. The reported
 #'   `objective` is recomputed in double precision from the points (the
-#'   value a double matrix gives the same set); `gains` and
-#'   `trace_objective` are those on the stored matrix. Measured
-#'   (`inst/bench/precision.R`) in mode `"dc"` on 681 runs (135 of R's
-#'   data sets, eight other geometries and the presets; 0.25 to 2 times
-#'   the median-heuristic sigma, k = 20 and 100): f(S) the same in 642,
-#'   at worst 4.3e-6 of it lower (36 runs) and up to 2.6e-4 higher (3),
-#'   the same picks in 84% (the others part where the two picks' gains
-#'   differ by at most 9.9e-5 of them, median 0: exact ties); peak memory 0.50 to 0.52 of double precision's and time 0.94
-#'   to 1.15 times (n = 10,000 to 12,000, d = 32 to 1024, 2 threads): the
-#'   similarities are computed in double precision either way.
-#'   No effect on the matrix-free modes, which hold no matrix and compute
-#'   their estimates in single precision already, on a given `similarity`
-#'   or with `kernel = "cosine"`.
+#'   value a double matrix gives the same set; k n kernel evaluations);
+#'   `gains`, `trace_objective` and the bounds are those of the stored
+#'   matrix. Measured (`inst/bench/precision.R`) in mode `"dc"` on 681
+#'   runs (135 of R's data sets, eight other geometries and the presets;
+#'   k = 20 and 100): f(S) the same as double precision's in 579, at worst
+#'   2.7e-6 lower at the median-heuristic sigma and twice it, 2.7e-4 at a
+#'   quarter of it (`beaver2`, whose unscaled time column makes the norms
+#'   large against sigma); at 2 threads the call took 0.67 to 0.68 times as
+#'   long at d = 1024 (n = 10,000), 0.91 to 0.94 at d = 32 and 128, with
+#'   half the peak memory. No effect on the matrix-free modes, which
+#'   hold no matrix and compute their estimates in single precision already,
+#'   on a given `similarity` or with `kernel = "cosine"`.
 #' @return An object of class `facility_control`.
 #' @export
 #' @examples

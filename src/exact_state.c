@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "exact_state.h"
@@ -27,15 +28,16 @@ static int all_finite(const double *v, int n)
   return 1;
 }
 
-int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads)
+int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads, int single)
 {
   int same = p->y == p->x && p->m == p->n;
   t->xn = malloc(sizeof(double) * (size_t) p->n);
   t->yn = same ? t->xn : malloc(sizeof(double) * (size_t) p->m);
-  t->xp = malloc(sizeof(double) * fl_tile_packed(p->n, p->d));
+  t->xp = single ? NULL : malloc(sizeof(double) * fl_tile_packed(p->n, p->d));
+  t->xpf = single ? malloc(sizeof(float) * fl_tile_packed_f(p->n, p->d)) : NULL;
   t->org = calloc((size_t) p->d, sizeof(double));
   t->cosine = 0;
-  if (!t->xn || !t->yn || !t->xp || !t->org) {
+  if (!t->xn || !t->yn || !(t->xp || t->xpf) || !t->org) {
     fl_tiles_free(t);
     return FL_ERR_NOMEM;
   }
@@ -49,7 +51,8 @@ FL_OMP(parallel for num_threads(fl_par_threads(threads, (double) (p->n + p->m) *
     const double *pts = (x ? p->x : p->y) + (size_t) r0 * p->d;
     if (cnt > rows) cnt = rows;
     fl_tile_norms(pts, cnt, p->d, t->org, (x ? t->xn : t->yn) + r0);
-    if (x) fl_tile_pack_clients(pts, cnt, p->d, t->org, t->xp + (size_t) r0 * p->d);
+    if (x && t->xp) fl_tile_pack_clients(pts, cnt, p->d, t->org, t->xp + (size_t) r0 * p->d);
+    if (x && t->xpf) fl_tile_pack_clients_f(pts, cnt, p->d, t->org, t->xpf + (size_t) r0 * p->d);
   }
   (void) threads;
   t->direct = !all_finite(t->xn, p->n) || !all_finite(t->yn, p->m);
@@ -61,11 +64,18 @@ void fl_tiles_free(fl_tiles *t)
   if (t->yn != t->xn) free(t->yn);
   free(t->xn);
   free(t->xp);
+  free(t->xpf);
   free(t->org);
   t->xn = t->yn = t->xp = t->org = NULL;
+  t->xpf = NULL;
 }
 
-void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, double *yp,
+size_t fl_tiles_packed_bytes(const fl_tiles *t, int mc, int d)
+{
+  return t->xpf ? sizeof(float) * fl_tile_packed_f(mc, d) : sizeof(double) * fl_tile_packed(mc, d);
+}
+
+void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, void *yp,
                     double *out, size_t ldo, int i0, int nc)
 {
   if (t->direct) {
@@ -76,17 +86,33 @@ void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, doub
       }
     return;
   }
-  if (i0 == 0) fl_tile_pack_candidates(p->y + (size_t) j0 * p->d, mc, p->d, t->org, yp);
+  const double *y = p->y + (size_t) j0 * p->d;
+  if (t->xpf) {   /* the Gaussian kernel only (fl_tiles_init) */
+    if (i0 == 0) fl_tile_pack_candidates_f(y, mc, p->d, t->org, yp);
+    fl_rbf_tile_f(yp, t->yn + j0, mc, t->xpf + (size_t) i0 * p->d, t->xn + i0, nc, p->d,
+                  p->inv2s2, out, ldo);
+    return;
+  }
+  if (i0 == 0) fl_tile_pack_candidates(y, mc, p->d, t->org, yp);
   fl_rbf_tile(yp, t->yn + j0, mc, t->xp + (size_t) i0 * p->d, t->xn + i0, nc, p->d,
               p->inv2s2, t->cosine, out, ldo);
 }
 
-/* v rounded up to single precision: never below v, so no f(S) on the
- * rounded values falls below the true one. */
+/* A similarity v of the single-precision tiles rounded up to single
+ * precision: raised first past the double exponential's error (within 2
+ * ulp of exp(), and d2 inv2s2 rounded once: relative 2^-43 at most), at
+ * most 1 as every Gaussian similarity; never below the double kernel's,
+ * so no f(S) on the matrix falls below the true one. */
 static inline float float_above(double v)
 {
+  v *= 1.0 + 0x1p-40;
+  v = v > 1.0 ? 1.0 : v;
   float f = (float) v;
-  return (double) f < v ? nextafterf(f, INFINITY) : f;
+  uint32_t bits;    /* v >= 0: the next float up is the next bit pattern */
+  memcpy(&bits, &f, sizeof f);
+  bits += (double) f < v;
+  memcpy(&f, &bits, sizeof f);
+  return f;
 }
 
 /* Where the tiled kernel's blocks go: the matrix W itself, or through a
@@ -120,11 +146,11 @@ static int tiles_fill(const fl_problem *p, int threads, int cosine, const fill_t
   size_t n = (size_t) p->n;
   int mc = fl_tile_candidates(p->d), nb = (p->m + mc - 1) / mc, status = FL_OK;
   fl_tiles t;
-  if (fl_tiles_init(&t, p, threads) != FL_OK) return FL_ERR_NOMEM;
+  if (fl_tiles_init(&t, p, threads, to->Wf != NULL) != FL_OK) return FL_ERR_NOMEM;
   t.cosine = cosine;
 FL_OMP(parallel num_threads(fl_par_threads(threads, (double) p->n * p->m, FL_PAR_MIN_PAIRS)))
   {
-    double *yp = malloc(sizeof(double) * fl_tile_packed(mc, p->d));
+    void *yp = malloc(fl_tiles_packed_bytes(&t, mc, p->d));
     double *tile = to->W ? NULL : malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
     double *cover = to->cover ? calloc(n, sizeof(double)) : NULL;
     int ok = yp && (to->W || tile) && (!to->cover || cover);

@@ -47,22 +47,27 @@ double fl_sim(const fl_problem *p, int i, int j);
 
 /* What the tiled kernel needs of points: the origin org (the clients'
  * mean), the clients' and candidates' squared norms about it (yn == xn
- * when they are the same points) and the clients packed (kernel.h),
- * made by threads; on failure FL_ERR_NOMEM with nothing allocated. */
+ * when they are the same points) and the clients packed (kernel.h), in
+ * double (xp) or with single in float (xpf, the Gaussian kernel's
+ * single-precision tiles), made by threads; on failure FL_ERR_NOMEM with
+ * nothing allocated. */
 typedef struct {
   double *xn, *yn, *xp, *org;
+  float *xpf;
   int cosine;   /* 0 (fl_tiles_init): the Gaussian kernel; 1: cosine */
   int direct;   /* a squared norm overflowed (coordinates past 1e154): every
                  * pair by its differences, as fl_rbf() */
 } fl_tiles;
-int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads);
+int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads, int single);
 void fl_tiles_free(fl_tiles *t);
+/* Bytes of a block of mc candidates packed for t. */
+size_t fl_tiles_packed_bytes(const fl_tiles *t, int mc, int d);
 /* out[a * ldo + i] = similarity of client i0 + i to candidate j0 + a, a <
  * mc, i < nc, by the tiled kernel: the exact modes' matrix and the
  * exhaustive pass.  j0 a multiple of fl_tile_candidates(), i0 of
- * FL_TILE_CLIENTS; yp (fl_tile_packed(mc, d) doubles) holds the block's
+ * FL_TILE_CLIENTS; yp (fl_tiles_packed_bytes()) holds the block's
  * candidates packed, which the call with i0 = 0 makes. */
-void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, double *yp,
+void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, void *yp,
                     double *out, size_t ldo, int i0, int nc);
 
 /* W (n x m, column per candidate) = the similarities of the points by

@@ -246,6 +246,21 @@ void fl_tile_norms(const double *x, int n, int d, const double *org, double *out
 void fl_rbf_tile(const double *yp, const double *yn, int mc, const double *xp,
                  const double *xn, int nc, int d, double inv2s2, int cosine, double *out,
                  size_t ldo);
+/* The same in single precision, for the exact modes' single-precision
+ * matrix: rows packed as floats (fl_tile_packed_f() of them, panels of
+ * fl_tile_width_f() clients, FL_TILE_CLIENTS a multiple of it too), each
+ * slice of FL_TILE_DEPTH coordinates multiplied and summed in float, the
+ * slices added in double, and d2 lowered by that sum's worst-case error
+ * before the exponential: every value at least the double kernel's, at
+ * most exp(2 gamma (yn + xn) inv2s2) times it (the rounding may have
+ * lowered d2 by as much; gamma = 7.9e-6 at the default depth).  Gaussian
+ * kernel only. */
+size_t fl_tile_packed_f(int n, int d);
+int fl_tile_width_f(void);
+void fl_tile_pack_clients_f(const double *x, int n, int d, const double *org, float *xp);
+void fl_tile_pack_candidates_f(const double *y, int m, int d, const double *org, float *yp);
+void fl_rbf_tile_f(const float *yp, const double *yn, int mc, const float *xp,
+                   const double *xn, int nc, int d, double inv2s2, double *out, size_t ldo);
 /* Candidates per block of fl_rbf_tile() calls at dimension d: the block's
  * rows stay in the core's cache (FL_TILE_DOUBLES). */
 int fl_tile_candidates(int d);

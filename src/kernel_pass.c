@@ -33,7 +33,7 @@ static void pass_block(const fl_problem *p, const fl_tiles *t, int j0, int mc, d
 static int pass_tiled(const fl_problem *p, int threads, double *gain)
 {
   fl_tiles t;
-  if (fl_tiles_init(&t, p, threads) != FL_OK) return FL_ERR_NOMEM;
+  if (fl_tiles_init(&t, p, threads, 0) != FL_OK) return FL_ERR_NOMEM;
   int mc = fl_tile_candidates(p->d), nb = (p->m + mc - 1) / mc, status = FL_OK;
 FL_OMP(parallel num_threads(fl_team(threads)))
   {

@@ -16,6 +16,16 @@
 #include "kernel.h"
 #include "fl_tune.h"
 
+/* The double kernel's vectors: 8 lanes at AVX-512, else 4 (AVX2 clones)
+ * or 2 (SSE2); the float kernel's twice as many. */
+#if defined(FL_HAVE_CLONES) || defined(__AVX__) || defined(__clang__)
+#define FL_NARROW_LANES 4
+#else
+#define FL_NARROW_LANES 2
+#endif
+
+#define FL_TT double
+#define FL_TILE_SINGLE 0
 #if FL_WIDE
 #define FL_TV 8
 #define FL_TNV 4
@@ -27,22 +37,50 @@
 #undef FL_TILE_FN
 #undef FL_TILE_ATTR
 #endif
-
-#if defined(FL_HAVE_CLONES) || defined(__AVX__) || defined(__clang__)
-#define FL_TV 4
-#else
-#define FL_TV 2
-#endif
+#define FL_TV FL_NARROW_LANES
 #define FL_TNV 2
 #define FL_TILE_FN(name) name##_narrow
+#define FL_TILE_ATTR static FL_CLONES
+#include "kernel_tile.h"
+#undef FL_TV
+#undef FL_TNV
+#undef FL_TILE_FN
+#undef FL_TILE_ATTR
+#undef FL_TT
+#undef FL_TILE_SINGLE
+
+/* Twice the bound on a float slice's relative error, gamma_{n+3} (n =
+ * FL_TILE_DEPTH products, the packing's two roundings and the FMA
+ * accumulation), u = 2^-24. */
+#define FL_TILE_SLACK_F \
+  (2.0 * (FL_TILE_DEPTH + 3) * 0x1p-24 / (1.0 - (FL_TILE_DEPTH + 3) * 0x1p-24))
+#define FL_TT float
+#define FL_TILE_SINGLE 1
+#if FL_WIDE
+#define FL_TV 16
+#define FL_TNV 4
+#define FL_TILE_FN(name) name##_wide_f
+#define FL_TILE_ATTR static FL_WIDE_TARGET
+#include "kernel_tile.h"
+#undef FL_TV
+#undef FL_TNV
+#undef FL_TILE_FN
+#undef FL_TILE_ATTR
+#endif
+#define FL_TV (2 * FL_NARROW_LANES)
+#define FL_TNV 2
+#define FL_TILE_FN(name) name##_narrow_f
 #define FL_TILE_ATTR static FL_CLONES
 #include "kernel_tile.h"
 
 #if FL_WIDE
 #define FL_TILE_CALL(name, ...) \
   (fl_wide_vectors() ? name##_wide(__VA_ARGS__) : name##_narrow(__VA_ARGS__))
+#define FL_TILE_CALL_F(name, ...) \
+  (fl_wide_vectors() ? name##_wide_f(__VA_ARGS__) : name##_narrow_f(__VA_ARGS__))
 #else
 #define FL_TILE_CALL(name, ...) name##_narrow(__VA_ARGS__)
+#define FL_TILE_CALL_F(name, ...) name##_narrow_f(__VA_ARGS__)
 #endif
 
 int fl_tile_width(void)
@@ -70,6 +108,32 @@ void fl_rbf_tile(const double *yp, const double *yn, int mc, const double *xp,
                  size_t ldo)
 {
   FL_TILE_CALL(rbf_tile, yp, yn, mc, xp, xn, nc, d, inv2s2, cosine, out, ldo);
+}
+
+int fl_tile_width_f(void)
+{
+  return FL_TILE_CALL_F(panel_width);
+}
+
+size_t fl_tile_packed_f(int n, int d)
+{
+  return ((size_t) n + (size_t) fl_tile_width_f() + FL_TILE_ROWS) * (size_t) d;
+}
+
+void fl_tile_pack_clients_f(const double *x, int n, int d, const double *org, float *xp)
+{
+  FL_TILE_CALL_F(pack_clients, x, n, d, org, xp);
+}
+
+void fl_tile_pack_candidates_f(const double *y, int m, int d, const double *org, float *yp)
+{
+  FL_TILE_CALL_F(pack_candidates, y, m, d, org, yp);
+}
+
+void fl_rbf_tile_f(const float *yp, const double *yn, int mc, const float *xp,
+                   const double *xn, int nc, int d, double inv2s2, double *out, size_t ldo)
+{
+  FL_TILE_CALL_F(rbf_tile, yp, yn, mc, xp, xn, nc, d, inv2s2, 0, out, ldo);
 }
 
 /* A running sum in order over each slice of FL_TILE_DEPTH coordinates,

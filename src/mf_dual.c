@@ -102,7 +102,7 @@ static int oracle_init(mf_oracle *e, const fl_clusters *cl, int trials)
   e->xmax = malloc((size_t) cl->K * sizeof(double));
   e->span = malloc((size_t) cl->K * sizeof(double));
   if (!e->umin || !e->xmax || !e->span) return FL_ERR_NOMEM;
-  e->tiled = fl_tiles_init(&e->tiles, &view, cl->threads) == FL_OK && !e->tiles.direct;
+  e->tiled = fl_tiles_init(&e->tiles, &view, cl->threads, 0) == FL_OK && !e->tiles.direct;
   for (int L = 0; e->tiled && L < cl->K; L++)
     e->span[L] = sqrt(fl_sqdist(cl->mu + (size_t) L * cl->d, e->tiles.org, cl->d)) + cl->rad[L];
   return FL_OK;

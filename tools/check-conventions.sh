@@ -52,6 +52,8 @@ FL_COLS_PAD         the widest vector (AVX-512) in floats
 FL_VF               vector width of the ISA compiled for
 FL_TV               vector width of the ISA compiled for
 FL_TNV              vectors per tile row for the ISA compiled for
+FL_NARROW_LANES     vector width of the ISA compiled for (AVX2 or SSE2)
+FL_TILE_SINGLE      feature switch (0/1): the tile template's float instance
 FL_VEC_SUMS         feature switch (0/1): compiler has vector conversions
 FL_WIDE             feature switch (0/1): AVX-512 paths built
 FL_HAVE_CLONES      feature switch (0/1): function clones built

@@ -2,8 +2,9 @@
 # in d = 128, 384 and 1024 dimensions, the median-heuristic sigma, k = 100
 # and 1000.  Per dimension: one exhaustive pass at 2 threads
 # (facility_pass_time()); then per k the exact greedy ("dc", 1 thread: the
-# reference f(S)), "nhpc" at 1 thread and the default call at 2 threads
-# (which computes the median-heuristic sigma itself, as a user's call does),
+# reference f(S)), "nhpc" at 1 thread, the default call at 2 threads
+# (which computes the median-heuristic sigma itself, as a user's call does)
+# and the same with facility_control(precision = "single") (single_2),
 # each with its time, share of the pass, evaluations, pairs (and their
 # share of n^2), quality against exact greedy, and GFLOP/s (2 d flops a
 # pair).  Prints whether apricot is importable from Python (it is timed
@@ -29,9 +30,9 @@ source(file.path(here, "quality-families.R"))   # embedding_points()
 library_facloc()
 dir.create(outdir, showWarnings = FALSE, recursive = TRUE)
 
-timed_fit <- function(X, k, mode, threads, sigma) {
+timed_fit <- function(X, k, mode, threads, sigma, control = facility_control()) {
   t0 <- proc.time()[["elapsed"]]
-  fit <- facility_greedy(X, k, mode = mode, sigma = sigma, threads = threads)
+  fit <- facility_greedy(X, k, mode = mode, sigma = sigma, threads = threads, control = control)
   list(fit = fit, seconds = proc.time()[["elapsed"]] - t0)
 }
 
@@ -43,7 +44,8 @@ one_dimension <- function(d) {
   for (k in ks) {
     runs <- list(exact_1 = timed_fit(X, k, "dc", 1, sigma),
                  nhpc_1 = timed_fit(X, k, "nhpc", 1, sigma),
-                 default_2 = timed_fit(X, k, NULL, 2, NULL))   # sigma too, as users call it
+                 default_2 = timed_fit(X, k, NULL, 2, NULL),   # sigma too, as users call it
+                 single_2 = timed_fit(X, k, NULL, 2, NULL, facility_control(precision = "single")))
     best <- runs$exact_1$fit$objective
     for (case in names(runs)) {
       r <- runs[[case]]

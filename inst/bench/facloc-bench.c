@@ -37,6 +37,7 @@
 #include "kernel.h"
 #include "kernel_pass.h"
 #include "fl_barrier.h"
+#include "fl_tune.h"
 
 /* ---- random numbers: splitmix64, identical on every platform ---- */
 
@@ -407,6 +408,28 @@ static double kernel_slack(const fl_problem *p)
   return (p->d + 8.0) * DBL_EPSILON * (a + b) * (a + b) * p->inv2s2;
 }
 
+/* How far above the double kernel's a similarity of the single-precision
+ * matrix may read, relatively (kernel.h, fl_rbf_tile_f): the float tiles
+ * lower each squared distance by gamma (|x|^2 + |y|^2), norms about the
+ * clients' mean, after their rounding lowered it by up to as much, and
+ * the value is rounded up (2^-23 after a 2^-40 margin). */
+static double single_inflation(const fl_problem *p)
+{
+  double *mean = calloc((size_t) p->d, sizeof(double)), xmax = 0.0, ymax = 0.0;
+  if (!mean) return INFINITY;
+  for (int i = 0; i < p->n; i++)
+    for (int t = 0; t < p->d; t++) mean[t] += p->x[(size_t) i * p->d + t] / p->n;
+  for (int i = 0; i < p->n || i < p->m; i++) {
+    if (i < p->n) xmax = fmax(xmax, fl_sqdist(p->x + (size_t) i * p->d, mean, p->d));
+    if (i < p->m) ymax = fmax(ymax, fl_sqdist(p->y + (size_t) i * p->d, mean, p->d));
+  }
+  free(mean);
+  double gamma = (FL_TILE_DEPTH + 3) * 0x1p-24 / (1.0 - (FL_TILE_DEPTH + 3) * 0x1p-24) + 0x1p-50;
+  /* lowered by gamma (|x|^2 + |y|^2) after an error of up to as much */
+  return expm1(2.0 * gamma * (xmax + ymax) * p->inv2s2) * (1.0 + 0x1p-40) * (1.0 + 0x1p-23)
+    + 0x1p-40 + 0x1p-23;
+}
+
 /* Invariants of any successful run: distinct in-range picks that are not
  * initially open, objective = f(initial + picks) = f(initial) + sum gains,
  * and bound >= objective. */
@@ -439,10 +462,14 @@ static void check_result(const fl_problem *p, const fl_control *c, const run_out
   for (int t = 0; t < r->nselected; t++) sum += o->gains[t];
   if (!close_to(r->objective, f_all))
     FAIL("%s: objective %.17g but f(S) = %.17g", what, r->objective, f_all);
-  /* in single precision each gain reads up to 2^-23 of the similarities
-   * and coverage it sums high (exact_state.h) */
-  int gains_close = c->single ? fabs(sum - f_all) <= (c->k + 1.0) * 0x1p-21 * (1.0 + fabs(f_all))
-                              : close_to(sum, f_all);
+  /* in single precision each gain reads up to single_inflation() of the
+   * similarities and coverage it sums high (exact_state.h), each at most
+   * the total weight */
+  double total = 0.0;
+  for (int i = 0; i < p->n; i++) total += p->weight ? p->weight[i] : 1.0;
+  int gains_close = c->single
+    ? fabs(sum - f_all) <= (2.0 * c->k + 2.0) * single_inflation(p) * total + 1e-9 * (1.0 + f_all)
+    : close_to(sum, f_all);
   if (!gains_close)
     FAIL("%s: f(initial) + gains = %.17g but f(S) = %.17g", what, sum, f_all);
   if (!(r->bound >= r->objective))
@@ -711,6 +738,38 @@ static void check_reach(const instance *in)
  *  6. an interrupt returns FL_INTERRUPTED with a consistent partial result;
  *  7. check_reach(), with check_post() and check_plan();
  *  8. the exact modes with their matrix in single precision (fuzz_single). */
+/* The float tiles against the double tiles on every pair of the instance:
+ * never below, at most single_inflation() above (relatively; rounding to
+ * float aside). */
+static void check_single_tiles(const fl_problem *p)
+{
+  fl_tiles td, tf;
+  if (fl_tiles_init(&td, p, 1, 0) != FL_OK) { FAIL("tiles: out of memory"); return; }
+  if (fl_tiles_init(&tf, p, 1, 1) != FL_OK) { fl_tiles_free(&td); FAIL("tiles: out of memory"); return; }
+  int mc = fl_tile_candidates(p->d);
+  void *yd = malloc(fl_tiles_packed_bytes(&td, mc, p->d)), *yf = malloc(fl_tiles_packed_bytes(&tf, mc, p->d));
+  double *sd = malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
+  double *sf = malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
+  double room = single_inflation(p) - 0x1p-23;   /* no rounding to float here */
+  for (int j0 = 0; yd && yf && sd && sf && j0 < p->m; j0 += mc) {
+    int cnt = p->m - j0 < mc ? p->m - j0 : mc;
+    for (int i0 = 0; i0 < p->n; i0 += FL_TILE_CLIENTS) {
+      int nc = p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS;
+      fl_tiles_block(&td, p, j0, cnt, yd, sd, FL_TILE_CLIENTS, i0, nc);
+      fl_tiles_block(&tf, p, j0, cnt, yf, sf, FL_TILE_CLIENTS, i0, nc);
+      for (int a = 0; a < cnt; a++)
+        for (int i = 0; i < nc; i++) {
+          double d = sd[(size_t) a * FL_TILE_CLIENTS + i], s = sf[(size_t) a * FL_TILE_CLIENTS + i];
+          if (!(s >= d) || !(s == d || s <= d * (1.0 + room) + 1e-300))
+            FAIL("float tile %.17g against double %.17g (client %d, candidate %d)", s, d, i0 + i, j0 + a);
+        }
+    }
+  }
+  free(yd); free(yf); free(sd); free(sf);
+  fl_tiles_free(&td);
+  fl_tiles_free(&tf);
+}
+
 /* The exact modes with c.single at a random thread count: a valid answer
  * whose f(S) (recomputed in double) is at most g's bound and whose bound
  * is at least g's f(S) (the matrix is rounded up, so bounds stay true),
@@ -828,6 +887,7 @@ static void fuzz_one(void)
     }
   }
   fuzz_single(&in, k, &ref, room);
+  check_single_tiles(&in.p);
   check_reach(&in);
   if (have_dense) free(dense.sim);
   instance_free(&in);

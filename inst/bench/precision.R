@@ -1,5 +1,6 @@
 # facility_control(precision = "single") against "double" in mode "dc"
-# (issue 57): the loss in f(S), the time and the peak memory.
+# (issue 57): the loss in f(S), the change of the bound, the time and the
+# peak memory.
 #
 #   Rscript inst/bench/precision.R [outdir] [--quick]
 #
@@ -45,7 +46,7 @@ quality_rows <- function(name, X) {
     differ <- which(s$selected != d$selected)
     rows[[length(rows) + 1]] <- data.frame(
       part = "quality", data = name, n = nrow(X), d = ncol(X), k = k,
-      sigma_scale = scale, ratio = s$objective / d$objective,
+      sigma_scale = scale, ratio = s$objective / d$objective, bound_ratio = s$bound / d$bound,
       same_picks = identical(s$selected, d$selected),
       first_difference = if (length(differ)) min(differ) else NA_integer_,
       seconds_double = NA, seconds_single = NA, peak_mb_double = NA, peak_mb_single = NA)
@@ -74,7 +75,8 @@ cost_row <- function(name, X, k) {
   d <- runs$double[[1]]$value
   s <- runs$single[[1]]$value
   data.frame(part = "cost", data = name, n = nrow(X), d = ncol(X), k = k, sigma_scale = 1,
-             ratio = s$objective / d$objective, same_picks = identical(s$selected, d$selected),
+             ratio = s$objective / d$objective, bound_ratio = s$bound / d$bound,
+             same_picks = identical(s$selected, d$selected),
              first_difference = if (identical(s$selected, d$selected)) NA_integer_
                                 else min(which(s$selected != d$selected)),
              seconds_double = best("double"), seconds_single = best("single"),
@@ -99,9 +101,9 @@ write.csv(out, file.path(outdir, "precision.csv"), row.names = FALSE)
 write_machine(file.path(outdir, "precision-machine.txt"))
 
 q <- out[out$part == "quality", ]
-cat(sprintf("quality: %d cells on %d data sets; single / double f(S): worst %.9f, median %.12f; same picks in %d (%.1f%%)\n",
+cat(sprintf("quality: %d cells on %d data sets; single / double f(S): worst %.9f, median %.12f; same picks in %d (%.1f%%); bound single / double %.7f to %.7f\n",
             nrow(q), length(unique(q$data)), min(q$ratio), stats::median(q$ratio),
-            sum(q$same_picks), 100 * mean(q$same_picks)))
+            sum(q$same_picks), 100 * mean(q$same_picks), min(q$bound_ratio), max(q$bound_ratio)))
 print(out[out$part == "cost", c("data", "n", "d", "k", "ratio", "same_picks",
                                  "seconds_double", "seconds_single", "peak_mb_double",
                                  "peak_mb_single")], row.names = FALSE)
