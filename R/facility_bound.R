@@ -66,7 +66,9 @@
 #' @param k Size of the sets the optimum is taken over, by default
 #'   `length(selected)`.
 #' @param control [facility_control()] settings; only `certify` is used,
-#'   `NULL` meaning 20 steps here.
+#'   `NULL` meaning 20 steps here, and `precision`, the precision of the
+#'   matrix built from points (the bound stays true in single precision;
+#'   `objective` is computed in double either way).
 #' @param ... Reserved for future arguments; must be empty.
 #' @return An object of class `facility_bound`: `objective` \eqn{f(S)}
 #'   (with `initial`), `bound`, `bound_online` (\eqn{f(S)} plus the \eqn{k}

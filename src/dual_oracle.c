@@ -5,33 +5,24 @@
 #include "fl_omp.h"
 #include "fl_tune.h"
 
-FL_CLONES static double dense_value(const double *restrict col, const double *restrict u,
-                                    const double *restrict a, int n)
-{
-  double s = 0.0;
-  if (a) {
-    FL_SIMD_SUM(s)
-    for (int i = 0; i < n; i++) s += a[i] * fl_positive(col[i] - u[i]);
-  } else {
-    FL_SIMD_SUM(s)
-    for (int i = 0; i < n; i++) s += fl_positive(col[i] - u[i]);
+/* c_j(u) of a dense column whose values are of type T (the matrix in
+ * double or in single precision): one definition for both. */
+#define FL_DENSE_VALUE(name, T)                                                         \
+  FL_CLONES static double name(const T *restrict col, const double *restrict u,         \
+                               const double *restrict a, int n)                         \
+  {                                                                                     \
+    double s = 0.0;                                                                     \
+    if (a) {                                                                            \
+      FL_SIMD_SUM(s)                                                                    \
+      for (int i = 0; i < n; i++) s += a[i] * fl_positive(col[i] - u[i]);              \
+    } else {                                                                            \
+      FL_SIMD_SUM(s)                                                                    \
+      for (int i = 0; i < n; i++) s += fl_positive(col[i] - u[i]);                      \
+    }                                                                                   \
+    return s;                                                                           \
   }
-  return s;
-}
-
-FL_CLONES static double dense_value_single(const float *restrict col, const double *restrict u,
-                                           const double *restrict a, int n)
-{
-  double s = 0.0;
-  if (a) {
-    FL_SIMD_SUM(s)
-    for (int i = 0; i < n; i++) s += a[i] * fl_positive(col[i] - u[i]);
-  } else {
-    FL_SIMD_SUM(s)
-    for (int i = 0; i < n; i++) s += fl_positive(col[i] - u[i]);
-  }
-  return s;
-}
+FL_DENSE_VALUE(dense_value, double)
+FL_DENSE_VALUE(dense_value_single, float)
 
 static double sparse_value(const fl_problem *p, int j, const double *u)
 {

@@ -235,22 +235,18 @@ int fl_objective_tiled(const fl_problem *p, const int *sel, int nsel, int thread
 }
 
 /* A dense column's gain: no call a client, no branch, the same bits (x +
- * 0 = x) in client order; once for each precision of the matrix. */
-static double dense_gain(const double *col, const double *w, const double *cover, int n)
-{
-  double g = 0.0;
-  if (w) for (int i = 0; i < n; i++) g += w[i] * fl_positive(col[i] - cover[i]);
-  else for (int i = 0; i < n; i++) g += fl_positive(col[i] - cover[i]);
-  return g;
-}
-
-static double dense_gain_single(const float *col, const double *w, const double *cover, int n)
-{
-  double g = 0.0;
-  if (w) for (int i = 0; i < n; i++) g += w[i] * fl_positive(col[i] - cover[i]);
-  else for (int i = 0; i < n; i++) g += fl_positive(col[i] - cover[i]);
-  return g;
-}
+ * 0 = x) in client order; one definition for the matrix in double and in
+ * single precision (T). */
+#define FL_DENSE_GAIN(name, T)                                                           \
+  static double name(const T *col, const double *w, const double *cover, int n)         \
+  {                                                                                      \
+    double g = 0.0;                                                                      \
+    if (w) for (int i = 0; i < n; i++) g += w[i] * fl_positive(col[i] - cover[i]);      \
+    else for (int i = 0; i < n; i++) g += fl_positive(col[i] - cover[i]);               \
+    return g;                                                                            \
+  }
+FL_DENSE_GAIN(dense_gain, double)
+FL_DENSE_GAIN(dense_gain_single, float)
 
 double fl_gain(const fl_problem *p, int j, const double *cover)
 {
