@@ -11,8 +11,8 @@
  * registers and added to the double sums: the error of y.x is at most
  * FL_TILE_SLACK_F / 2 times |y||x| <= (|y|^2 + |x|^2) / 2 (the packing's
  * rounding included), and the squared distance is lowered by
- * FL_TILE_SLACK_F (|y|^2 + |x|^2) / 2 (and the double sums' rounding)
- * before the exponential, so no similarity reads below the double
+ * FL_TILE_SLACK_F (|y|^2 + |x|^2) / 2 (and by the double roundings'
+ * bound) before the exponential, so no similarity reads below the double
  * kernel's.
  *
  * Clients are packed in panels of FL_TNR = FL_TV FL_TNV, coordinate t of
@@ -136,6 +136,12 @@ FL_TILE_ATTR void rbf_tile(const FL_TT *yp, const double *yn, int mc, const FL_T
                    mc - a < FL_TILE_ROWS ? mc - a : FL_TILE_ROWS,
                    nc - c < FL_TNR ? nc - c : FL_TNR);
   }
+#if FL_TILE_SINGLE
+  /* d2 lowered by the float slices' error bound and by the double
+   * roundings, relative to yn + xn: of adding the d / FL_TILE_DEPTH
+   * slices' sums, and 8 units of 2^-53 for forming d2 */
+  const double keep = 1.0 - 0.5 * FL_TILE_SLACK_F - (d / FL_TILE_DEPTH + 8) * 0x1p-53;
+#endif
   for (int a = 0; a < mc; a++) {
     double *o = out + (size_t) a * ldo;
     if (cosine) {
@@ -146,8 +152,7 @@ FL_TILE_ATTR void rbf_tile(const FL_TT *yp, const double *yn, int mc, const FL_T
 #if FL_TILE_SINGLE
     FL_SIMD
     for (int i = 0; i < nc; i++)
-      o[i] = fl_exp_neg(fl_positive((1.0 - 0.5 * FL_TILE_SLACK_F - 0x1p-50) * (yn[a] + xn[i])
-                                    - 2.0 * o[i]) * inv2s2);
+      o[i] = fl_exp_neg(fl_positive(keep * (yn[a] + xn[i]) - 2.0 * o[i]) * inv2s2);
 #else
     FL_SIMD
     for (int i = 0; i < nc; i++)

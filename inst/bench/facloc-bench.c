@@ -424,7 +424,8 @@ static double single_inflation(const fl_problem *p)
     if (i < p->m) ymax = fmax(ymax, fl_sqdist(p->y + (size_t) i * p->d, mean, p->d));
   }
   free(mean);
-  double gamma = (FL_TILE_DEPTH + 3) * 0x1p-24 / (1.0 - (FL_TILE_DEPTH + 3) * 0x1p-24) + 0x1p-50;
+  double gamma = (FL_TILE_DEPTH + 3) * 0x1p-24 / (1.0 - (FL_TILE_DEPTH + 3) * 0x1p-24)
+    + (p->d / FL_TILE_DEPTH + 8) * 0x1p-53;
   /* lowered by gamma (|x|^2 + |y|^2) after an error of up to as much */
   return expm1(2.0 * gamma * (xmax + ymax) * p->inv2s2) * (1.0 + 0x1p-40) * (1.0 + 0x1p-23)
     + 0x1p-40 + 0x1p-23;

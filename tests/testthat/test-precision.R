@@ -15,7 +15,7 @@ single_inflation <- function(X, Y, sigma) {
   centre <- colMeans(X)
   xn <- colSums((t(X) - centre)^2)
   yn <- colSums((t(Y) - centre)^2)
-  gamma <- 131 * 2^-24 / (1 - 131 * 2^-24) + 2^-50
+  gamma <- 131 * 2^-24 / (1 - 131 * 2^-24) + (ncol(X) %/% 128 + 8) * 2^-53
   exp(2 * gamma * (max(xn) + max(yn)) / (2 * sigma^2)) * (1 + 2^-40) * (1 + 2^-23) - 1
 }
 
