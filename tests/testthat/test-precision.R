@@ -131,6 +131,25 @@ test_that("every bound of a single-precision solve bounds the true optimum", {
   }
 })
 
+test_that("in hundreds of dimensions (several float slices) the bound still holds", {
+  set.seed(31)
+  for (d in c(300L, 700L)) {
+    # points far from the origin and close together: the norms about the
+    # clients' mean, not about 0, must carry the error bound
+    X <- matrix(rnorm(24 * d, sd = 0.05), 24) + rep(runif(d, 50, 60), each = 24)
+    sigma <- facility_sigma(X) * 0.5
+    W <- ref_similarity(X, sigma = sigma)
+    opt <- ref_optimum(W, 2)
+    for (mode in facility_modes("exact")) {
+      fit <- facility_greedy(X, 2, mode = mode, sigma = sigma, threads = 2,
+                             control = facility_control(precision = "single", certify = 10))
+      expect_gte(fit$bound, opt * (1 - 1e-12))
+      expect_equal(fit$objective, ref_objective(W, fit$selected), tolerance = 1e-10)
+      expect_gte(fit$bound_dual, opt * (1 - 1e-12))
+    }
+  }
+})
+
 test_that("single precision halves the matrix's memory and fits where double is refused", {
   set.seed(5)
   X <- matrix(rnorm(600), 300)
