@@ -17,9 +17,9 @@ typedef struct {
 } fl_state;
 
 /* What fl_state_init() builds from points: nothing, W, or Wf.  Wf takes
- * half the memory; rounded up, it gives every set an f(S) at least the
- * true one and at most 2^-23 of it more, so every upper bound computed on
- * it bounds the true optimum. */
+ * half the memory; from the float tiles (kernel.h, fl_rbf_tile_f), rounded
+ * up, it gives every set an f(S) at least the true one, so every upper
+ * bound computed on it bounds the true optimum. */
 enum { FL_NO_MATRIX = 0, FL_MATRIX = 1, FL_MATRIX_SINGLE = 2 };
 static inline int fl_matrix_of(const fl_control *c)
 {
