@@ -45,14 +45,19 @@
  * fit FL_TILE_DOUBLES coordinates (their rows stay in the core's L2
  * while every client meets them), at most FL_TILE_MAX_ROWS; clients per
  * fl_rbf_tile() call (the tile of similarities stays in L1/L2 between the
- * dot products and the exp()). */
+ * dot products and the exp()).  Each client coordinate read from memory
+ * meets every candidate of the block, so the block sets the pass's flops
+ * per byte: at d >= 128, 30 candidates a block ran out of memory
+ * bandwidth at two threads (d = 1024, n = 10000: 104 GFLOP/s, 1.96 s),
+ * 126 reached 146 GFLOP/s (1.40 s), 70% of the two cores' peak; 252 was
+ * no faster; at d = 32 the same or faster (2026-12-07, 2-core EPYC). */
 #ifndef FL_TILE_DOUBLES
-#define FL_TILE_DOUBLES 4096
+#define FL_TILE_DOUBLES 16384
 #endif
 #ifndef FL_TILE_DEPTH
 #define FL_TILE_DEPTH 128
 #endif
-#define FL_TILE_MAX_ROWS 64
+#define FL_TILE_MAX_ROWS 128
 #define FL_TILE_CLIENTS 256
 
 /* A thread waiting at a group barrier (fl_barrier.c) spins
