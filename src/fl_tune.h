@@ -54,6 +54,11 @@
 #ifndef FL_TILE_DOUBLES
 #define FL_TILE_DOUBLES 16384
 #endif
+/* The LP dual's leaf tiles (mf_dual.c) meet a leaf's few clients at a
+ * time: there blocks of at most 64 candidates certified 8 to 13% faster
+ * than the 126 above (nhpc, certify = 5, n = 4000, d = 32, 2 threads). */
+#define FL_TILE_LEAF_DOUBLES 4096
+#define FL_TILE_LEAF_MAX_ROWS 64
 #ifndef FL_TILE_DEPTH
 #define FL_TILE_DEPTH 128
 #endif

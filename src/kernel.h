@@ -262,8 +262,11 @@ void fl_tile_pack_candidates_f(const double *y, int m, int d, const double *org,
 void fl_rbf_tile_f(const float *yp, const double *yn, int mc, const float *xp,
                    const double *xn, int nc, int d, double inv2s2, double *out, size_t ldo);
 /* Candidates per block of fl_rbf_tile() calls at dimension d: the block's
- * rows stay in the core's cache (FL_TILE_DOUBLES). */
+ * rows stay in the core's cache (FL_TILE_DOUBLES) while every client
+ * meets them; against the few clients of a leaf, fewer
+ * (FL_TILE_LEAF_DOUBLES). */
 int fl_tile_candidates(int d);
+int fl_tile_leaf_candidates(int d);
 /* Clients a panel (the width the kernel runs at on this CPU). */
 int fl_tile_width(void);
 

@@ -156,11 +156,23 @@ FL_CLONES void fl_tile_norms(const double *x, int n, int d, const double *org, d
   }
 }
 
-int fl_tile_candidates(int d)
+/* Candidates whose slices of FL_TILE_DEPTH coordinates fit `doubles`,
+ * a multiple of FL_TILE_ROWS, at most max_rows. */
+static int block_rows(int d, int doubles, int max_rows)
 {
   int depth = d < FL_TILE_DEPTH ? d : FL_TILE_DEPTH;
-  int mc = FL_TILE_DOUBLES / (depth > 0 ? depth : 1);
+  int mc = doubles / (depth > 0 ? depth : 1);
   mc -= mc % FL_TILE_ROWS;
   if (mc < FL_TILE_ROWS) mc = FL_TILE_ROWS;
-  return mc < FL_TILE_MAX_ROWS ? mc : FL_TILE_MAX_ROWS;
+  return mc < max_rows ? mc : max_rows;
+}
+
+int fl_tile_candidates(int d)
+{
+  return block_rows(d, FL_TILE_DOUBLES, FL_TILE_MAX_ROWS);
+}
+
+int fl_tile_leaf_candidates(int d)
+{
+  return block_rows(d, FL_TILE_LEAF_DOUBLES, FL_TILE_LEAF_MAX_ROWS);
 }

@@ -229,7 +229,7 @@ static int mf_values(fl_dual_oracle *o, const int *js, int cnt, const double *co
 {
   mf_oracle *e = o->ctx;
   const fl_clusters *cl = e->cl;
-  const int mc = fl_tile_candidates(cl->d), nb = (cnt + mc - 1) / mc;
+  const int mc = fl_tile_leaf_candidates(cl->d), nb = (cnt + mc - 1) / mc;
   int failed = 0;
   for (int q = 0; q < nu; q++) leaf_minima(cl, u[q], e->umin + (size_t) q * cl->K);
   leaf_limits(cl, e->umin, nu, e->xmax);
