@@ -144,11 +144,12 @@ static void tile_to_target(const double *tile, int mc, int nc, const fill_target
 static int tiles_fill(const fl_problem *p, int threads, int cosine, const fill_target *to)
 {
   size_t n = (size_t) p->n;
-  int mc = fl_tile_candidates(p->d), nb = (p->m + mc - 1) / mc, status = FL_OK;
+  int team = fl_par_threads(threads, (double) p->n * p->m, FL_PAR_MIN_PAIRS);
+  int mc = fl_tile_candidates_for(p->d, p->m, team), nb = (p->m + mc - 1) / mc, status = FL_OK;
   fl_tiles t;
   if (fl_tiles_init(&t, p, threads, to->Wf != NULL) != FL_OK) return FL_ERR_NOMEM;
   t.cosine = cosine;
-FL_OMP(parallel num_threads(fl_par_threads(threads, (double) p->n * p->m, FL_PAR_MIN_PAIRS)))
+FL_OMP(parallel num_threads(team))
   {
     void *yp = malloc(fl_tiles_packed_bytes(&t, mc, p->d));
     double *tile = to->W ? NULL : malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
@@ -180,7 +181,6 @@ FL_OMP(critical)
     free(tile);
     free(cover);
   }
-  (void) threads;
   fl_tiles_free(&t);
   return status;
 }

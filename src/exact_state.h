@@ -64,7 +64,7 @@ void fl_tiles_free(fl_tiles *t);
 size_t fl_tiles_packed_bytes(const fl_tiles *t, int mc, int d);
 /* out[a * ldo + i] = similarity of client i0 + i to candidate j0 + a, a <
  * mc, i < nc, by the tiled kernel: the exact modes' matrix and the
- * exhaustive pass.  j0 a multiple of fl_tile_candidates(), i0 of
+ * exhaustive pass.  j0 the block's first candidate, i0 a multiple of
  * FL_TILE_CLIENTS; yp (fl_tiles_packed_bytes()) holds the block's
  * candidates packed, which the call with i0 = 0 makes. */
 void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, void *yp,

@@ -34,8 +34,9 @@ static int pass_tiled(const fl_problem *p, int threads, double *gain)
 {
   fl_tiles t;
   if (fl_tiles_init(&t, p, threads, 0) != FL_OK) return FL_ERR_NOMEM;
-  int mc = fl_tile_candidates(p->d), nb = (p->m + mc - 1) / mc, status = FL_OK;
-FL_OMP(parallel num_threads(fl_team(threads)))
+  int team = fl_team(threads);
+  int mc = fl_tile_candidates_for(p->d, p->m, team), nb = (p->m + mc - 1) / mc, status = FL_OK;
+FL_OMP(parallel num_threads(team))
   {
     double *tile = malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
     double *yp = malloc(sizeof(double) * fl_tile_packed(mc, p->d));
@@ -50,7 +51,6 @@ FL_OMP(for schedule(dynamic, 1))
     free(tile);
     free(yp);
   }
-  (void) threads;
   fl_tiles_free(&t);
   return status;
 }

@@ -76,6 +76,21 @@ test_that("results are reproducible across calls and thread counts", {
   expect_identical(fits[[2]]$gains, fits[[3]]$gains)
 })
 
+test_that("few candidates split among the threads give the same bits", {
+  # at d >= 128 a block holds 126 candidates: 120 of them are one block
+  # at 1 thread and two of 60 at 2; the matrix, picks and bound must not
+  # change, and the picks are the plain-R greedy's
+  set.seed(11)
+  X <- matrix(rnorm(2000 * 130), 2000, 130)
+  Y <- X[sample(2000, 120), ]
+  sigma <- facility_sigma(X)
+  fits <- lapply(1:2, function(t)
+    facility_greedy(X, 8, mode = "dc", threads = t, sigma = sigma, candidates = Y))
+  expect_identical(fits[[1]][c("selected", "gains", "objective", "bound")],
+                   fits[[2]][c("selected", "gains", "objective", "bound")])
+  expect_greedy(fits[[2]], ref_greedy(ref_similarity(X, Y, sigma = sigma), 8))
+})
+
 test_that("evaluations count lazy work: CELF evaluates less than greedy", {
   case <- exact_cases()$wide
   g <- facility_greedy(case$X, case$k, mode = "g", threads = 1, sigma = case$sigma)
