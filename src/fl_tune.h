@@ -49,8 +49,9 @@
  * meets every candidate of the block, so the block sets the pass's flops
  * per byte: at d >= 128, 30 candidates a block ran out of memory
  * bandwidth at two threads (d = 1024, n = 10000: 104 GFLOP/s, 1.96 s),
- * 126 reached 146 GFLOP/s (1.40 s), 70% of the two cores' peak; 252 was
- * no faster; at d = 32 the same or faster (2026-12-07, 2-core EPYC). */
+ * 126 reached 134 to 167 GFLOP/s (1.53 to 1.22 s over the day's runs),
+ * 0.64 to 0.80 of the two cores' peak; 252 was no faster; at d = 32 the
+ * same or faster (2026-12-07, 2-core EPYC). */
 #ifndef FL_TILE_DOUBLES
 #define FL_TILE_DOUBLES 16384
 #endif

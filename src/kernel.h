@@ -268,8 +268,9 @@ void fl_rbf_tile_f(const float *yp, const double *yn, int mc, const float *xp,
 int fl_tile_candidates(int d);
 int fl_tile_leaf_candidates(int d);
 /* fl_tile_candidates(d), or fewer where m candidates in such blocks
- * would leave some of a team's threads without one (a multiple of
- * FL_TILE_ROWS, so that every thread gets a block where m allows). */
+ * would leave some of a team's threads (team >= 1) without one: about
+ * m / team, a multiple of FL_TILE_ROWS, so that every thread gets a
+ * block where m allows. */
 int fl_tile_candidates_for(int d, int m, int team);
 /* Clients a panel (the width the kernel runs at on this CPU). */
 int fl_tile_width(void);

@@ -175,10 +175,9 @@ int fl_tile_candidates(int d)
 int fl_tile_candidates_for(int d, int m, int team)
 {
   int mc = fl_tile_candidates(d);
-  if (team <= 1 || (m + mc - 1) / mc >= team) return mc;
   int share = (m + team - 1) / team;   /* a block for every thread */
   share += (FL_TILE_ROWS - share % FL_TILE_ROWS) % FL_TILE_ROWS;
-  return share < mc ? share : mc;
+  return share < FL_TILE_ROWS ? FL_TILE_ROWS : share < mc ? share : mc;
 }
 
 int fl_tile_leaf_candidates(int d)

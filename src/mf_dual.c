@@ -160,7 +160,7 @@ static void leaf_tiles(const mf_oracle *e, int L, int ns, tile_scratch *t,
   const int d = cl->d, width = fl_tile_width();
   int lo, hi;
   leaf_range(cl, L, &lo, &hi);
-  double lift[FL_TILE_MAX_ROWS];
+  double lift[FL_TILE_LEAF_MAX_ROWS];   /* ns <= fl_tile_leaf_candidates() */
   for (int s = 0; s < ns; s++) lift[s] = tile_lift(cl, e->span[L], sqrt(t->yn[s]));
   for (int i0 = lo - lo % width; i0 < hi; i0 += FL_TILE_CLIENTS) {
     int nc = hi - i0 < FL_TILE_CLIENTS ? hi - i0 : FL_TILE_CLIENTS, from = lo > i0 ? lo : i0;
