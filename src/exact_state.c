@@ -75,7 +75,15 @@ size_t fl_tiles_packed_bytes(const fl_tiles *t, int mc, int d)
   return t->xpf ? sizeof(float) * fl_tile_packed_f(mc, d) : sizeof(double) * fl_tile_packed(mc, d);
 }
 
-void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, void *yp,
+void fl_tiles_pack(const fl_tiles *t, const fl_problem *p, int j0, int mc, void *yp)
+{
+  const double *y = p->y + (size_t) j0 * p->d;
+  if (t->direct) return;
+  if (t->xpf) fl_tile_pack_candidates_f(y, mc, p->d, t->org, yp);
+  else fl_tile_pack_candidates(y, mc, p->d, t->org, yp);
+}
+
+void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, const void *yp,
                     double *out, size_t ldo, int i0, int nc)
 {
   if (t->direct) {
@@ -86,16 +94,12 @@ void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, void
       }
     return;
   }
-  const double *y = p->y + (size_t) j0 * p->d;
-  if (t->xpf) {   /* the Gaussian kernel only (fl_tiles_init) */
-    if (i0 == 0) fl_tile_pack_candidates_f(y, mc, p->d, t->org, yp);
+  if (t->xpf)   /* the Gaussian kernel only (fl_tiles_init) */
     fl_rbf_tile_f(yp, t->yn + j0, mc, t->xpf + (size_t) i0 * p->d, t->xn + i0, nc, p->d,
                   p->inv2s2, out, ldo);
-    return;
-  }
-  if (i0 == 0) fl_tile_pack_candidates(y, mc, p->d, t->org, yp);
-  fl_rbf_tile(yp, t->yn + j0, mc, t->xp + (size_t) i0 * p->d, t->xn + i0, nc, p->d,
-              p->inv2s2, t->cosine, out, ldo);
+  else
+    fl_rbf_tile(yp, t->yn + j0, mc, t->xp + (size_t) i0 * p->d, t->xn + i0, nc, p->d,
+                p->inv2s2, t->cosine, out, ldo);
 }
 
 /* A similarity v of the single-precision tiles rounded up to single
@@ -139,8 +143,33 @@ static void tile_to_target(const double *tile, int mc, int nc, const fill_target
         cover[i0 + i] = tile[(size_t) a * FL_TILE_CLIENTS + i];
 }
 
+/* A tile of candidates j0.. (cnt) by clients i0.. (nc) into the symmetric
+ * W: the values of clients from j0 on into the candidates' columns, and
+ * those of clients from j0 + cnt on mirrored into the clients' own
+ * columns.  With the blocks of tiles_fill(), every value of W is written
+ * once: (r, c) by r's block where c lies at or past it, else by c's. */
+static void tile_mirror(const double *tile, int cnt, int nc, double *W, size_t n, int j0,
+                        int i0)
+{
+  int from = j0 > i0 ? j0 - i0 : 0, below = j0 + cnt > i0 ? j0 + cnt - i0 : 0;
+  for (int a = 0; a < cnt && from < nc; a++)
+    memcpy(W + (size_t) (j0 + a) * n + i0 + from, tile + (size_t) a * FL_TILE_CLIENTS + from,
+           sizeof(double) * (size_t) (nc - from));
+  for (int i = below; i < nc; i++) {
+    double *col = W + (size_t) (i0 + i) * n + j0;
+    for (int a = 0; a < cnt; a++) col[a] = tile[(size_t) a * FL_TILE_CLIENTS + i];
+  }
+}
+
 /* Every candidate block against every client block, a candidate block per
- * task; a thread's coverage is merged into to->cover at the end. */
+ * task; a thread's coverage is merged into to->cover at the end.  Where
+ * the candidates are the clients (the same points, in double precision),
+ * W is symmetric, and a block meets only the clients from its own first
+ * candidate on (rounded down to a panel): about half the work.  Each dot
+ * product is a running sum over the coordinates in order, |x|^2 + |y|^2
+ * adds in either order to the same bits, so s_ij and s_ji are computed
+ * alike and the mirror holds the bits the whole fill would compute (the
+ * tests compare the two). */
 static int tiles_fill(const fl_problem *p, int threads, int cosine, const fill_target *to)
 {
   size_t n = (size_t) p->n;
@@ -149,12 +178,13 @@ static int tiles_fill(const fl_problem *p, int threads, int cosine, const fill_t
   fl_tiles t;
   if (fl_tiles_init(&t, p, threads, to->Wf != NULL) != FL_OK) return FL_ERR_NOMEM;
   t.cosine = cosine;
+  int mirror = to->W && p->y == p->x && p->m == p->n && !t.direct, width = fl_tile_width();
 FL_OMP(parallel num_threads(team))
   {
     void *yp = malloc(fl_tiles_packed_bytes(&t, mc, p->d));
-    double *tile = to->W ? NULL : malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
+    double *tile = to->W && !mirror ? NULL : malloc(sizeof(double) * (size_t) mc * FL_TILE_CLIENTS);
     double *cover = to->cover ? calloc(n, sizeof(double)) : NULL;
-    int ok = yp && (to->W || tile) && (!to->cover || cover);
+    int ok = yp && ((to->W && !mirror) || tile) && (!to->cover || cover);
     if (!ok) {
 FL_OMP(atomic write)
       status = FL_ERR_NOMEM;
@@ -162,14 +192,16 @@ FL_OMP(atomic write)
 FL_OMP(for schedule(dynamic, 1))
     for (int b = 0; b < nb; b++) {
       int j0 = b * mc, cnt = p->m - j0 < mc ? p->m - j0 : mc;
-      for (int i0 = 0; ok && i0 < p->n; i0 += FL_TILE_CLIENTS) {
+      if (ok) fl_tiles_pack(&t, p, j0, cnt, yp);
+      for (int i0 = mirror ? j0 - j0 % width : 0; ok && i0 < p->n; i0 += FL_TILE_CLIENTS) {
         int nc = p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS;
-        if (to->W) {
+        if (to->W && !mirror) {
           fl_tiles_block(&t, p, j0, cnt, yp, to->W + (size_t) j0 * n + i0, n, i0, nc);
           continue;
         }
         fl_tiles_block(&t, p, j0, cnt, yp, tile, FL_TILE_CLIENTS, i0, nc);
-        tile_to_target(tile, cnt, nc, to, cover, n, j0, i0);
+        if (mirror) tile_mirror(tile, cnt, nc, to->W, n, j0, i0);
+        else tile_to_target(tile, cnt, nc, to, cover, n, j0, i0);
       }
     }
     if (ok && cover) {

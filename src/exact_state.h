@@ -62,12 +62,14 @@ int fl_tiles_init(fl_tiles *t, const fl_problem *p, int threads, int single);
 void fl_tiles_free(fl_tiles *t);
 /* Bytes of a block of mc candidates packed for t. */
 size_t fl_tiles_packed_bytes(const fl_tiles *t, int mc, int d);
+/* Packs the block of mc candidates from j0 into yp
+ * (fl_tiles_packed_bytes()), for fl_tiles_block(). */
+void fl_tiles_pack(const fl_tiles *t, const fl_problem *p, int j0, int mc, void *yp);
 /* out[a * ldo + i] = similarity of client i0 + i to candidate j0 + a, a <
  * mc, i < nc, by the tiled kernel: the exact modes' matrix and the
- * exhaustive pass.  j0 the block's first candidate, i0 a multiple of
- * FL_TILE_CLIENTS; yp (fl_tiles_packed_bytes()) holds the block's
- * candidates packed, which the call with i0 = 0 makes. */
-void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, void *yp,
+ * exhaustive pass.  yp the block packed by fl_tiles_pack(), i0 a multiple
+ * of the clients' panel width (fl_tile_width(), fl_tile_width_f()). */
+void fl_tiles_block(const fl_tiles *t, const fl_problem *p, int j0, int mc, const void *yp,
                     double *out, size_t ldo, int i0, int nc);
 
 /* W (n x m, column per candidate) = the similarities of the points by

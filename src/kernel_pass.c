@@ -17,6 +17,7 @@ static void pass_block(const fl_problem *p, const fl_tiles *t, int j0, int mc, d
 {
   const double *w = p->weight;
   for (int a = 0; a < mc; a++) gain[j0 + a] = 0.0;
+  fl_tiles_pack(t, p, j0, mc, yp);
   for (int i0 = 0; i0 < p->n; i0 += FL_TILE_CLIENTS) {
     int nc = p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS;
     fl_tiles_block(t, p, j0, mc, yp, tile, FL_TILE_CLIENTS, i0, nc);

@@ -754,6 +754,8 @@ static void check_single_tiles(const fl_problem *p)
   double room = single_inflation(p) - 0x1p-23;   /* no rounding to float here */
   for (int j0 = 0; yd && yf && sd && sf && j0 < p->m; j0 += mc) {
     int cnt = p->m - j0 < mc ? p->m - j0 : mc;
+    fl_tiles_pack(&td, p, j0, cnt, yd);
+    fl_tiles_pack(&tf, p, j0, cnt, yf);
     for (int i0 = 0; i0 < p->n; i0 += FL_TILE_CLIENTS) {
       int nc = p->n - i0 < FL_TILE_CLIENTS ? p->n - i0 : FL_TILE_CLIENTS;
       fl_tiles_block(&td, p, j0, cnt, yd, sd, FL_TILE_CLIENTS, i0, nc);
@@ -769,6 +771,30 @@ static void check_single_tiles(const fl_problem *p)
   free(yd); free(yf); free(sd); free(sf);
   fl_tiles_free(&td);
   fl_tiles_free(&tf);
+}
+
+/* The symmetric matrix, filled in halves and mirrored where the candidates
+ * are the clients, against the whole fill of the same points given as
+ * separate candidates: the same bits, at a random thread count. */
+static void check_mirror(const fl_problem *p)
+{
+  if (p->y != p->x || p->m != p->n) return;
+  size_t cells = (size_t) p->n * (size_t) p->n;
+  fl_problem q = *p;
+  double *half = malloc(sizeof(double) * cells), *whole = malloc(sizeof(double) * cells);
+  double *y = malloc(sizeof(double) * (size_t) p->n * (size_t) p->d);
+  int threads = rng_int(1, 4);
+  if (half && whole && y) {
+    memcpy(y, p->x, sizeof(double) * (size_t) p->n * (size_t) p->d);
+    q.y = y;
+    if (fl_similarity_fill(p, threads, 0, half, NULL) != FL_OK ||
+        fl_similarity_fill(&q, threads, 0, whole, NULL) != FL_OK)
+      FAIL("mirror: fill failed");
+    else if (memcmp(half, whole, sizeof(double) * cells) != 0)
+      FAIL("mirror: the halves differ from the whole fill (n %d, d %d, %d threads)", p->n, p->d,
+           threads);
+  }
+  free(half); free(whole); free(y);
 }
 
 /* The exact modes with c.single at a random thread count: a valid answer
@@ -889,6 +915,7 @@ static void fuzz_one(void)
   }
   fuzz_single(&in, k, &ref, room);
   check_single_tiles(&in.p);
+  check_mirror(&in.p);
   check_reach(&in);
   if (have_dense) free(dense.sim);
   instance_free(&in);

@@ -91,6 +91,30 @@ test_that("few candidates split among the threads give the same bits", {
   expect_greedy(fits[[2]], ref_greedy(ref_similarity(X, Y, sigma = sigma), 8))
 })
 
+test_that("the symmetric matrix computed in halves holds the whole fill's bits", {
+  # candidates that are the clients themselves fill W once per pair and
+  # mirror it; the same points given as separate candidates fill it whole.
+  # Sizes straddle the blocks and the panels (n not a multiple of 6 or 32),
+  # the last block shorter than the others
+  set.seed(12)
+  for (shape in list(c(37, 3), c(301, 7), c(700, 130))) {
+    n <- shape[1]
+    X <- matrix(rnorm(n * shape[2], sd = 2), n)
+    U <- X / sqrt(rowSums(X^2))
+    for (t in 1:2) {
+      expect_identical(cosine_similarity(U, threads = t),
+                       cosine_similarity(U, U + 0, threads = t))
+      half <- facility_greedy(X, 12, mode = "g", threads = t)
+      whole <- facility_greedy(X, 12, mode = "g", threads = t, candidates = X + 0)
+      expect_identical(half[c("selected", "gains", "objective", "bound")],
+                       whole[c("selected", "gains", "objective", "bound")])
+    }
+  }
+  S <- cosine_similarity(U, threads = 2)
+  expect_identical(S, t(S))
+  expect_equal(unname(S), pmax(tcrossprod(U), 0), tolerance = 1e-12)
+})
+
 test_that("evaluations count lazy work: CELF evaluates less than greedy", {
   case <- exact_cases()$wide
   g <- facility_greedy(case$X, case$k, mode = "g", threads = 1, sigma = case$sigma)
