@@ -41,10 +41,11 @@ cosine_similarity <- function(X, candidates = NULL, threads = facloc_threads()) 
       abort_argument("candidates", sprintf("must have the %d columns of `X`, not %d", ncol(X), ncol(Y)))
   }
   threads <- resolve_threads(threads)
+  names <- list(rownames(X), rownames(if (is.null(Y)) X else Y))
   out <- .Call(C_facloc_cosine, point_rows(X, threads),
-               if (!is.null(Y)) point_rows(Y, threads), threads)
+               if (!is.null(Y)) point_rows(Y, threads), threads,
+               if (!all(vapply(names, is.null, NA))) names)
   check_status(out$status, "cosine_similarity()")
-  dimnames(out$similarity) <- list(rownames(X), rownames(if (is.null(Y)) X else Y))
   out$similarity
 }
 

@@ -144,32 +144,37 @@ static void tile_to_target(const double *tile, int mc, int nc, const fill_target
 }
 
 /* A tile of candidates j0.. (cnt) by clients i0.. (nc) into the symmetric
- * W: the values of clients from j0 on into the candidates' columns, and
- * those of clients from j0 + cnt on mirrored into the clients' own
- * columns.  With the blocks of tiles_fill(), every value of W is written
- * once: (r, c) by r's block where c lies at or past it, else by c's. */
-static void tile_mirror(const double *tile, int cnt, int nc, double *W, size_t n, int j0,
-                        int i0)
+ * matrix (W, or Wf rounded up): the values of clients from j0 on into the
+ * candidates' columns, and those of clients from j0 + cnt on mirrored into
+ * the clients' own columns.  With the blocks of tiles_fill(), every value
+ * is written once: (r, c) by r's block where c lies at or past it, else by
+ * c's. */
+static void tile_mirror(const double *tile, int cnt, int nc, const fill_target *to, size_t n,
+                        int j0, int i0)
 {
   int from = j0 > i0 ? j0 - i0 : 0, below = j0 + cnt > i0 ? j0 + cnt - i0 : 0;
-  for (int a = 0; a < cnt && from < nc; a++)
-    memcpy(W + (size_t) (j0 + a) * n + i0 + from, tile + (size_t) a * FL_TILE_CLIENTS + from,
-           sizeof(double) * (size_t) (nc - from));
+  for (int a = 0; a < cnt && from < nc; a++) {
+    const double *row = tile + (size_t) a * FL_TILE_CLIENTS;
+    size_t at = (size_t) (j0 + a) * n + i0;
+    if (to->W) memcpy(to->W + at + from, row + from, sizeof(double) * (size_t) (nc - from));
+    else for (int i = from; i < nc; i++) to->Wf[at + i] = float_above(row[i]);
+  }
   for (int i = below; i < nc; i++) {
-    double *col = W + (size_t) (i0 + i) * n + j0;
-    for (int a = 0; a < cnt; a++) col[a] = tile[(size_t) a * FL_TILE_CLIENTS + i];
+    size_t at = (size_t) (i0 + i) * n + j0;
+    if (to->W) for (int a = 0; a < cnt; a++) to->W[at + a] = tile[(size_t) a * FL_TILE_CLIENTS + i];
+    else for (int a = 0; a < cnt; a++) to->Wf[at + a] = float_above(tile[(size_t) a * FL_TILE_CLIENTS + i]);
   }
 }
 
 /* Every candidate block against every client block, a candidate block per
  * task; a thread's coverage is merged into to->cover at the end.  Where
- * the candidates are the clients (the same points, in double precision),
- * W is symmetric, and a block meets only the clients from its own first
+ * the candidates are the clients (the same points), the matrix is
+ * symmetric, and a block meets only the clients from its own first
  * candidate on (rounded down to a panel): about half the work.  Each dot
  * product is a running sum over the coordinates in order, |x|^2 + |y|^2
  * adds in either order to the same bits, so s_ij and s_ji are computed
- * alike and the mirror holds the bits the whole fill would compute (the
- * tests compare the two). */
+ * alike, in double as in single precision, and the mirror holds the bits
+ * the whole fill would compute (the tests compare the two). */
 static int tiles_fill(const fl_problem *p, int threads, int cosine, const fill_target *to)
 {
   size_t n = (size_t) p->n;
@@ -178,7 +183,8 @@ static int tiles_fill(const fl_problem *p, int threads, int cosine, const fill_t
   fl_tiles t;
   if (fl_tiles_init(&t, p, threads, to->Wf != NULL) != FL_OK) return FL_ERR_NOMEM;
   t.cosine = cosine;
-  int mirror = to->W && p->y == p->x && p->m == p->n && !t.direct, width = fl_tile_width();
+  int mirror = !to->cover && p->y == p->x && p->m == p->n && !t.direct;
+  int width = to->Wf ? fl_tile_width_f() : fl_tile_width();
 FL_OMP(parallel num_threads(team))
   {
     void *yp = malloc(fl_tiles_packed_bytes(&t, mc, p->d));
@@ -200,7 +206,7 @@ FL_OMP(for schedule(dynamic, 1))
           continue;
         }
         fl_tiles_block(&t, p, j0, cnt, yp, tile, FL_TILE_CLIENTS, i0, nc);
-        if (mirror) tile_mirror(tile, cnt, nc, to->W, n, j0, i0);
+        if (mirror) tile_mirror(tile, cnt, nc, to, n, j0, i0);
         else tile_to_target(tile, cnt, nc, to, cover, n, j0, i0);
       }
     }

@@ -31,7 +31,7 @@ SEXP facloc_knn_similarity(SEXP x, SEXP y, SEXP k, SEXP sigma, SEXP threads);
 SEXP facloc_knn_bytes(SEXP m, SEXP d, SEXP k, SEXP threads);
 SEXP facloc_nearest(SEXP x, SEXP y, SEXP sigma, SEXP threads);
 SEXP facloc_pass(SEXP x, SEXP sigma, SEXP threads);
-SEXP facloc_cosine(SEXP x, SEXP y, SEXP threads);
+SEXP facloc_cosine(SEXP x, SEXP y, SEXP threads, SEXP dimnames);
 
 static const R_CallMethodDef call_methods[] = {
   {"facloc_solve", (DL_FUNC) &facloc_solve, 2},
@@ -61,7 +61,7 @@ static const R_CallMethodDef call_methods[] = {
   {"facloc_knn_bytes", (DL_FUNC) &facloc_knn_bytes, 4},
   {"facloc_nearest", (DL_FUNC) &facloc_nearest, 4},
   {"facloc_pass", (DL_FUNC) &facloc_pass, 3},
-  {"facloc_cosine", (DL_FUNC) &facloc_cosine, 3},
+  {"facloc_cosine", (DL_FUNC) &facloc_cosine, 4},
   {NULL, NULL, 0}
 };
 

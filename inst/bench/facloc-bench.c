@@ -780,19 +780,20 @@ static void check_mirror(const fl_problem *p)
 {
   if (p->y != p->x || p->m != p->n) return;
   size_t cells = (size_t) p->n * (size_t) p->n;
+  int single = rng_int(0, 1), threads = rng_int(1, 4);
+  size_t bytes = cells * (single ? sizeof(float) : sizeof(double));
   fl_problem q = *p;
-  double *half = malloc(sizeof(double) * cells), *whole = malloc(sizeof(double) * cells);
+  void *half = malloc(bytes), *whole = malloc(bytes);
   double *y = malloc(sizeof(double) * (size_t) p->n * (size_t) p->d);
-  int threads = rng_int(1, 4);
   if (half && whole && y) {
     memcpy(y, p->x, sizeof(double) * (size_t) p->n * (size_t) p->d);
     q.y = y;
-    if (fl_similarity_fill(p, threads, 0, half, NULL) != FL_OK ||
-        fl_similarity_fill(&q, threads, 0, whole, NULL) != FL_OK)
+    if (fl_similarity_fill(p, threads, 0, single ? NULL : half, single ? half : NULL) != FL_OK ||
+        fl_similarity_fill(&q, threads, 0, single ? NULL : whole, single ? whole : NULL) != FL_OK)
       FAIL("mirror: fill failed");
-    else if (memcmp(half, whole, sizeof(double) * cells) != 0)
-      FAIL("mirror: the halves differ from the whole fill (n %d, d %d, %d threads)", p->n, p->d,
-           threads);
+    else if (memcmp(half, whole, bytes) != 0)
+      FAIL("mirror: the halves differ from the whole fill (n %d, d %d, %d threads, %s)", p->n,
+           p->d, threads, single ? "single" : "double");
   }
   free(half); free(whole); free(y);
 }

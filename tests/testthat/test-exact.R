@@ -108,6 +108,12 @@ test_that("the symmetric matrix computed in halves holds the whole fill's bits",
       whole <- facility_greedy(X, 12, mode = "g", threads = t, candidates = X + 0)
       expect_identical(half[c("selected", "gains", "objective", "bound")],
                        whole[c("selected", "gains", "objective", "bound")])
+      single <- facility_control(precision = "single")
+      half <- facility_greedy(X, 12, mode = "dc", threads = t, control = single)
+      whole <- facility_greedy(X, 12, mode = "dc", threads = t, candidates = X + 0,
+                               control = single)
+      expect_identical(half[c("selected", "gains", "objective", "bound")],
+                       whole[c("selected", "gains", "objective", "bound")])
     }
   }
   S <- cosine_similarity(U, threads = 2)

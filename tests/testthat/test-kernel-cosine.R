@@ -16,6 +16,14 @@ test_that("cosine_similarity equals the plain-R cosine where positive", {
   S <- cosine_similarity(X * 1e6 + 0, threads = 1)
   expect_equal(diag(S), rep(1, 70))
   expect_true(all(S >= 0 & S <= 1))
+  expect_null(dimnames(S))
+  rownames(X) <- paste0("x", 1:70)
+  expect_identical(dimnames(cosine_similarity(X, threads = 1)),
+                   list(rownames(X), rownames(X)))
+  expect_identical(dimnames(cosine_similarity(X, Y, threads = 1)), list(rownames(X), NULL))
+  rownames(Y) <- paste0("y", 1:23)
+  expect_identical(dimnames(cosine_similarity(X[, 1:9], Y, threads = 1)),
+                   list(rownames(X), rownames(Y)))
 })
 
 test_that("kernel = \"cosine\" is greedy on the cosine, in every exact mode", {
