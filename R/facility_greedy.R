@@ -499,8 +499,8 @@ check_cosine_call <- function(has_points, X, sigma, similarity, cl, mode) {
 #'   k = 20 and 100): f(S) the same as double precision's in 579, at worst
 #'   2.7e-6 lower at the median-heuristic sigma and twice it, 2.7e-4 at a
 #'   quarter of it (`beaver2`, whose unscaled time column makes the norms
-#'   large against sigma); at 2 threads the call took 0.65 to 0.76 times as
-#'   long at d = 1024 (n = 10,000), 0.87 to 0.94 at d = 32 and 128, with
+#'   large against sigma); at 2 threads the call took 0.56 to 0.76 times as
+#'   long at d = 1024 (n = 10,000), 0.86 to 0.93 at d = 32 and 128, with
 #'   half the peak memory. No effect on the matrix-free modes, which
 #'   hold no matrix and compute their estimates in single precision already,
 #'   on a given `similarity` or with `kernel = "cosine"`.
