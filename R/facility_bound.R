@@ -122,6 +122,7 @@ facility_bound <- function(X, selected, k = length(selected), sigma = NULL, simi
   k <- check_count(k, "k", max = problem$m - length(problem$initial))
   ctrl <- solver_control(control, "dc", k, threads, FALSE)
   if (is.null(control$certify)) ctrl$certify <- 20L
+  ctrl$certify_goal <- 0   # every step: the bound is what was asked for
   check_memory(.Call(C_facloc_solve_bytes, problem, ctrl),
                sprintf("facility_bound() on %d clients and %d candidates", problem$n, problem$m),
                "certify a sample of the clients, or the answer of facility_greedy(), which carries its bound")

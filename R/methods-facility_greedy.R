@@ -77,14 +77,14 @@ bound_size <- function(x) if (is.null(x$coverage)) x$k else length(x$selected)
 
 # "f(S) / bound = 0.953: no set of 100 does better than 1.05 times this
 # one" for `x` (its objective and bound), or why there is no such
-# statement; a bound that is only the cap says so, and how to get a
-# tighter one.  Lines after the first start with `prefix`.  Shared with
-# facility_bound().
+# statement; a bound that is only the cap, and proves less than the
+# default effort aims for, says so, and how to get a tighter one.  Lines
+# after the first start with `prefix`.  Shared with facility_bound().
 certificate_line <- function(x, k, prefix = "  ") {
   ratio <- certificate(x)
   if (is.na(ratio)) return("f(S) / bound: none (this mode gives no upper bound)")
   if (ratio >= 1) return(sprintf("f(S) / bound = 1: no set of %d does better than this one", k))
-  if (bound_is_cap(x)) {
+  if (bound_is_cap(x) && ratio < certify_goal_default) {
     how <- if (identical(x$mode, "stochastic")) "facility_bound(X, fit)"
            else paste0("facility_bound(X, fit) or\n", prefix, "facility_control(certify = 20)")
     return(sprintf(paste0("f(S) / bound = %.3f, but the bound is only the cap (the clients' total weight):\n",

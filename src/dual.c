@@ -370,7 +370,7 @@ static int search(dual_state *st, double *u, fl_dual_result *out)
   /* the first trials of full steps and of rises */
   double best = out->start = b0, alpha[2] = { 1.0, 1.0 }, drop = -1.0;
   int it = 1;
-  for (; it <= dp->iterations && status == FL_OK; it++) {
+  for (; it <= dp->iterations && status == FL_OK && !(best <= dp->enough); it++) {
     if (dp->interrupted && dp->interrupted(dp->callback_ctx)) {
       status = FL_INTERRUPTED;
       break;

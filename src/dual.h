@@ -50,6 +50,7 @@ typedef struct {
   double budget;
   int threads;
   int iterations;              /* steps of the minimisation (certify) */
+  double enough;               /* ... which stop once B <= enough (0: none) */
   double prune;                /* top_two's t = max(lo, prune u): 0 for exact oracles
                                 * (see FL_DUAL_PRUNE in dual.c) */
   fl_interrupt_fn interrupted; /* checked between steps, or NULL */

@@ -59,6 +59,7 @@ int fl_certify_dual(fl_dual_problem *dp, fl_dual_oracle *o, const double *u0,
 {
   double start = fl_wtime();
   dp->iterations = c->certify;
+  dp->enough = c->certify_goal > 0.0 ? res->objective / c->certify_goal : 0.0;
   dp->interrupted = c->interrupted;
   dp->callback_ctx = c->callback_ctx;
   fl_dual_result r = { 0 };

@@ -75,6 +75,8 @@ typedef struct {
   double epsilon;     /* stochastic greedy: (m/k) log(1/epsilon) samples a step */
   double target;      /* stop once f(S) >= target; 0: none */
   int certify;        /* steps of the LP-dual bound's minimisation (dual.h) */
+  double certify_goal; /* ... which stop once f(S) >= certify_goal times the bound
+                        * (proven good enough); 0: every step */
   int single;         /* 1: the exact modes' matrix from points in single precision,
                        * rounded up (exact_state.h) */
 } fl_control;

@@ -60,6 +60,7 @@ static fl_control control_from_list(SEXP list)
   c.epsilon = fl_r_double(control, "epsilon");
   c.target = fl_r_double(control, "target");
   c.certify = fl_r_int(control, "certify");
+  c.certify_goal = fl_r_double(control, "certify_goal");
   c.single = fl_r_lgl(control, "single") == TRUE;
   return c;
 }

@@ -280,3 +280,30 @@ test_that("facility_bound() takes a facility_greedy() result and its problem", {
   cov <- facility_greedy(X, coverage = 0.8, sigma = 5, threads = 1)
   expect_identical(facility_bound(X, cov, threads = 1)$k, length(cov$selected))
 })
+
+test_that("the default effort stops its LP-dual steps once f(S) / bound reaches 0.99", {
+  # quakes at the median heuristic: the online bound alone proves 0.99, so
+  # the default takes no step; certify = 5 takes them all, on the same picks
+  Q <- as.matrix(quakes[c("long", "lat")])
+  fit <- facility_greedy(Q, 30, mode = "dc", threads = 1)
+  full <- facility_greedy(Q, 30, mode = "dc", threads = 1, control = facility_control(certify = 5))
+  expect_identical(fit$selected, full$selected)
+  expect_gte(fit$objective / fit$dual_trace[1], 0.99)
+  expect_identical(fit$dual_steps, 0L)
+  expect_true(all(fit$dual_trace == fit$dual_trace[1]))
+  expect_gt(full$dual_steps, 0L)
+  expect_lt(full$bound, fit$bound)
+  expect_identical(full$dual_trace[1], fit$dual_trace[1])
+  # where no step reaches 0.99 the default takes all five, as certify = 5
+  X <- facility_data("medium", n = 1500)
+  fit <- facility_greedy(X, 30, mode = "dc", threads = 1, sigma = 20)
+  full <- facility_greedy(X, 30, mode = "dc", threads = 1, sigma = 20,
+                          control = facility_control(certify = 5))
+  expect_lt(fit$objective / fit$bound, 0.99)
+  expect_identical(fit[c("bound", "dual_trace", "dual_steps")],
+                   full[c("bound", "dual_trace", "dual_steps")])
+  # facility_bound() runs the steps it is given, past 0.99
+  cert <- facility_bound(Q, facility_greedy(Q, 30, mode = "dc", threads = 1), threads = 1)
+  expect_gt(cert$dual_steps, 0L)
+  expect_lt(cert$bound, cert$bound_online)
+})
