@@ -77,8 +77,8 @@ size_t fl_tiles_packed_bytes(const fl_tiles *t, int mc, int d)
 
 void fl_tiles_pack(const fl_tiles *t, const fl_problem *p, int j0, int mc, void *yp)
 {
-  const double *y = p->y + (size_t) j0 * p->d;
   if (t->direct) return;
+  const double *y = p->y + (size_t) j0 * p->d;
   if (t->xpf) fl_tile_pack_candidates_f(y, mc, p->d, t->org, yp);
   else fl_tile_pack_candidates(y, mc, p->d, t->org, yp);
 }
@@ -128,13 +128,25 @@ typedef struct {
   double *cover;
 } fill_target;
 
+/* Rows a < cnt of a tile of candidates j0.. by clients i0.., their
+ * clients from `from` to nc, into the candidates' columns of W, or of Wf
+ * rounded up. */
+static void tile_rows(const double *tile, int cnt, int from, int nc, const fill_target *to,
+                      size_t n, int j0, int i0)
+{
+  for (int a = 0; a < cnt && from < nc; a++) {
+    const double *row = tile + (size_t) a * FL_TILE_CLIENTS;
+    size_t at = (size_t) (j0 + a) * n + i0;
+    if (to->W) memcpy(to->W + at + from, row + from, sizeof(double) * (size_t) (nc - from));
+    else for (int i = from; i < nc; i++) to->Wf[at + i] = float_above(row[i]);
+  }
+}
+
 static void tile_to_target(const double *tile, int mc, int nc, const fill_target *to,
                           double *cover, size_t n, int j0, int i0)
 {
   if (to->Wf) {
-    for (int a = 0; a < mc; a++)
-      for (int i = 0; i < nc; i++)
-        to->Wf[(size_t) (j0 + a) * n + i0 + i] = float_above(tile[(size_t) a * FL_TILE_CLIENTS + i]);
+    tile_rows(tile, mc, 0, nc, to, n, j0, i0);
     return;
   }
   for (int a = 0; a < mc; a++)
@@ -152,14 +164,8 @@ static void tile_to_target(const double *tile, int mc, int nc, const fill_target
 static void tile_mirror(const double *tile, int cnt, int nc, const fill_target *to, size_t n,
                         int j0, int i0)
 {
-  int from = j0 > i0 ? j0 - i0 : 0, below = j0 + cnt > i0 ? j0 + cnt - i0 : 0;
-  for (int a = 0; a < cnt && from < nc; a++) {
-    const double *row = tile + (size_t) a * FL_TILE_CLIENTS;
-    size_t at = (size_t) (j0 + a) * n + i0;
-    if (to->W) memcpy(to->W + at + from, row + from, sizeof(double) * (size_t) (nc - from));
-    else for (int i = from; i < nc; i++) to->Wf[at + i] = float_above(row[i]);
-  }
-  for (int i = below; i < nc; i++) {
+  tile_rows(tile, cnt, j0 > i0 ? j0 - i0 : 0, nc, to, n, j0, i0);
+  for (int i = j0 + cnt > i0 ? j0 + cnt - i0 : 0; i < nc; i++) {
     size_t at = (size_t) (i0 + i) * n + j0;
     if (to->W) for (int a = 0; a < cnt; a++) to->W[at + a] = tile[(size_t) a * FL_TILE_CLIENTS + i];
     else for (int a = 0; a < cnt; a++) to->Wf[at + a] = float_above(tile[(size_t) a * FL_TILE_CLIENTS + i]);
