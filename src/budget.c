@@ -49,7 +49,7 @@ static int lazy_pass(fl_state *s, const fl_control *c, const fl_entry *first,
     fl_entry top = fl_heap_pop(&h);
     if (cost[top.idx] > left) continue;
     if (top.round != round) {
-      double g = fl_gain(&s->p, top.idx, s->cover);
+      double g = fl_state_gain(s, top.idx);
       s->evaluations += 1.0;
       top.key = ratio ? g / cost[top.idx] : g;
       top.round = round;
@@ -59,7 +59,7 @@ static int lazy_pass(fl_state *s, const fl_control *c, const fl_entry *first,
     if (!(top.key > 0.0)) break;               /* nothing adds anything */
     double g = top.key;
     if (ratio) {          /* the exact gain, not gain / cost * cost */
-      g = fl_gain(&s->p, top.idx, s->cover);
+      g = fl_state_gain(s, top.idx);
       s->evaluations += 1.0;
     }
     fl_state_select(s, top.idx, g, res);

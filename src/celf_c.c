@@ -37,7 +37,7 @@ FL_OMP(parallel num_threads(fl_par_threads(s->threads, (double) s->p.n * s->p.m,
       fl_lock_unset(lock);
       if (stop) break;
       if (job.idx < 0) continue;      /* a fresh top waits for in-flight work */
-      job.key = fl_gain(&s->p, job.idx, s->cover);
+      job.key = fl_state_gain(s, job.idx);
       job.round = round;
       evaluations += 1.0;
       fl_lock_set(lock);

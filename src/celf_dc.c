@@ -15,7 +15,7 @@ static double refresh_top(fl_state *s, fl_heap *h, int round)
   double evaluations = 0.0;
   while (h->size > 0 && h->a[0].round != round) {
     fl_entry e = fl_heap_pop(h);
-    e.key = fl_gain(&s->p, e.idx, s->cover);
+    e.key = fl_state_gain(s, e.idx);
     e.round = round;
     evaluations += 1.0;
     fl_heap_push(h, e);

@@ -9,18 +9,6 @@
 #include "fl_tune.h"
 
 
-double fl_matrix_bytes(const fl_problem *p, int single)
-{
-  return (single ? 4.0 : 8.0) * (double) p->n * (double) p->m;
-}
-
-double fl_sim(const fl_problem *p, int i, int j)
-{
-  if (p->sim) return p->sim[(size_t) j * p->n + i];
-  if (p->simf) return p->simf[(size_t) j * p->n + i];
-  return fl_rbf(p->x + (size_t) i * p->d, p->y + (size_t) j * p->d, p->d, p->inv2s2);
-}
-
 static int all_finite(const double *v, int n)
 {
   for (int i = 0; i < n; i++)
@@ -278,62 +266,6 @@ int fl_objective_tiled(const fl_problem *p, const int *sel, int nsel, int thread
   return status;
 }
 
-/* A dense column's gain: no call a client, no branch, the same bits (x +
- * 0 = x) in client order; one definition for the matrix in double and in
- * single precision (T). */
-#define FL_DENSE_GAIN(name, T)                                                           \
-  static double name(const T *col, const double *w, const double *cover, int n)         \
-  {                                                                                      \
-    double g = 0.0;                                                                      \
-    if (w) for (int i = 0; i < n; i++) g += w[i] * fl_positive(col[i] - cover[i]);      \
-    else for (int i = 0; i < n; i++) g += fl_positive(col[i] - cover[i]);               \
-    return g;                                                                            \
-  }
-FL_DENSE_GAIN(dense_gain, double)
-FL_DENSE_GAIN(dense_gain_single, float)
-
-double fl_gain(const fl_problem *p, int j, const double *cover)
-{
-  const double *w = p->weight;
-  double g = 0.0;
-  if (p->sp_p) {
-    for (int t = p->sp_p[j]; t < p->sp_p[j + 1]; t++) {
-      int i = p->sp_i[t];
-      double diff = p->sp_x[t] - cover[i];
-      if (diff > 0) g += w ? w[i] * diff : diff;
-    }
-    return g;
-  }
-  if (p->sim) return dense_gain(p->sim + (size_t) j * p->n, w, cover, p->n);
-  if (p->simf) return dense_gain_single(p->simf + (size_t) j * p->n, w, cover, p->n);
-  for (int i = 0; i < p->n; i++) {
-    double diff = fl_sim(p, i, j) - cover[i];
-    if (diff > 0) g += w ? w[i] * diff : diff;
-  }
-  return g;
-}
-
-double fl_gain_pairs(const fl_problem *p)
-{
-  if (p->sp_p) return p->m > 0 ? (double) p->sp_p[p->m] / p->m : 0.0;
-  return (double) p->n;
-}
-
-void fl_cover_add(const fl_problem *p, int j, double *cover, int threads)
-{
-  if (p->sp_p) {
-    for (int t = p->sp_p[j]; t < p->sp_p[j + 1]; t++)
-      if (p->sp_x[t] > cover[p->sp_i[t]]) cover[p->sp_i[t]] = p->sp_x[t];
-    return;
-  }
-FL_OMP(parallel for num_threads(fl_par_threads(threads, p->n, FL_PAR_MIN_CLIENTS)) schedule(static))
-  for (int i = 0; i < p->n; i++) {
-    double s = fl_sim(p, i, j);
-    if (s > cover[i]) cover[i] = s;
-  }
-  (void) threads;
-}
-
 int fl_state_init(fl_state *s, const fl_problem *p, int threads, int matrix)
 {
   memset(s, 0, sizeof *s);
@@ -348,6 +280,7 @@ int fl_state_init(fl_state *s, const fl_problem *p, int threads, int matrix)
   }
   s->cover = calloc((size_t) p->n, sizeof(double));
   s->chosen = calloc((size_t) p->m, 1);
+  fl_live_init(s);
   if (!s->cover || !s->chosen) {
     fl_state_free(s);
     return FL_ERR_NOMEM;
@@ -365,6 +298,7 @@ void fl_state_free(fl_state *s)
   free(s->Wf);
   free(s->cover);
   free(s->chosen);
+  fl_live_free(s);
   s->W = NULL;
   s->Wf = NULL;
   s->cover = NULL;

@@ -5,6 +5,15 @@
 
 #include "facloc.h"
 
+/* The clients a candidate may still improve (exact_gain.c): entries
+ * first.. of the state's live_client (ascending) and live_value (their
+ * similarities to the candidate). */
+typedef struct {
+  int first, count;
+  int kept;              /* 0 until the list is kept: the column is scanned */
+  int scans;             /* gains taken by a scan of the column */
+} fl_live;
+
 typedef struct {
   fl_problem p;          /* what gains are computed on (W when built) */
   double *W;             /* owned n x m similarity matrix, or NULL */
@@ -14,6 +23,10 @@ typedef struct {
   int threads;
   double evaluations;
   double pairs;          /* kernel evaluations */
+  fl_live *live;         /* m: each candidate's live clients, or NULL */
+  int *live_client;      /* the lists' entries, live_cap of them */
+  double *live_value;
+  int live_cap, live_used;
 } fl_state;
 
 /* What fl_state_init() builds from points: nothing, W, or Wf.  Wf takes
@@ -40,6 +53,17 @@ void fl_state_free(fl_state *s);
 /* Exact marginal gain of candidate j, summed in client order so every mode
  * gets the same bits for the same coverage. */
 double fl_gain(const fl_problem *p, int j, const double *cover);
+/* Lists of live clients for a dense matrix (else nothing): then
+ * fl_state_gain() gives fl_gain()'s bits at the coverage, reading only the
+ * clients candidate j may still improve once few are left.  Without the
+ * memory it is fl_gain().  A candidate's list is its own: one thread at a
+ * time may take its gain. */
+void fl_live_init(fl_state *s);
+void fl_live_free(fl_state *s);
+double fl_state_gain(fl_state *s, int j);
+/* Most bytes of the lists (for the matrix in single precision with
+ * single). */
+double fl_live_bytes(const fl_problem *p, int single);
 /* Similarities one fl_gain() reads on average: what it costs. */
 double fl_gain_pairs(const fl_problem *p);
 /* Similarity of client i to candidate j (points or dense view). */

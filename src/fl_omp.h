@@ -73,6 +73,14 @@ static inline void fl_atomic_add(int *p, int delta)
   FL_OMP(atomic update seq_cst)
   *p += delta;
 }
+/* *p += delta, returning the new value. */
+static inline int fl_atomic_add_fetch(int *p, int delta)
+{
+  int v;
+  FL_OMP(atomic capture seq_cst)
+  v = *p += delta;
+  return v;
+}
 /* ++*p, returning the new value. */
 static inline int fl_atomic_inc_fetch(int *p)
 {

@@ -29,7 +29,7 @@ int fl_solve_g(const fl_problem *p, const fl_control *c, fl_result *res)
     if (fl_interrupted(c)) { status = FL_INTERRUPTED; break; }
 FL_OMP(parallel for num_threads(team) schedule(static))
     for (int j = 0; j < p->m; j++)
-      gain[j] = s.chosen[j] ? -1.0 : fl_gain(&s.p, j, s.cover);
+      gain[j] = s.chosen[j] ? -1.0 : fl_state_gain(&s, j);
     int best = -1, nopen = 0;
     for (int j = 0; j < p->m; j++) {
       if (s.chosen[j]) continue;

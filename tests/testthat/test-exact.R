@@ -91,6 +91,26 @@ test_that("few candidates split among the threads give the same bits", {
   expect_greedy(fits[[2]], ref_greedy(ref_similarity(X, Y, sigma = sigma), 8))
 })
 
+test_that("gains summed over the kept live clients keep a whole column's bits", {
+  # Under a narrow kernel few clients stay live for each candidate once some
+  # facilities are open (a client is live for j while j would cover it
+  # better than S does): their gains then read only the live clients kept
+  # in a list, and must have the bits of the client-by-client sum of every
+  # client (ref_gains), in every mode, with weights and initial facilities
+  set.seed(13)
+  X <- matrix(runif(400 * 2), 400, 2)
+  w <- rexp(400)
+  W <- ref_similarity(X, sigma = 0.03)
+  ref <- ref_greedy(W, 60, weights = w, initial = c(5L, 77L))
+  for (mode in facility_modes("exact")) for (threads in 1:2) {
+    fit <- facility_greedy(similarity = W, k = 60, mode = mode, threads = threads,
+                           weights = w, initial = c(5, 77))
+    expect_identical(fit$selected, ref$selected)
+    expect_identical(fit$gains, ref$gains)
+    expect_equal(fit$objective, ref_objective(W, c(5, 77, ref$selected), w), tolerance = 1e-12)
+  }
+})
+
 test_that("the symmetric matrix computed in halves holds the whole fill's bits", {
   # candidates that are the clients themselves fill W once per pair and
   # mirror it; the same points given as separate candidates fill it whole.
