@@ -60,7 +60,8 @@ spread_ratio <- function(X) {
   if (ncol(X) < 2L) return(NA_real_)
   rows <- unique(round(seq(1, nrow(X), length.out = min(nrow(X), 2000L))))
   Y <- X[rows, , drop = FALSE]
-  spread <- colMeans(sweep(Y, 2L, colMeans(Y))^2)   # variances times (n - 1) / n
+  centred <- Y - rep(colMeans(Y), each = nrow(Y))   # sweep()'s bits, without its aperm()
+  spread <- colMeans(centred^2)   # variances times (n - 1) / n
   spread <- spread[is.finite(spread) & spread > 0]
   if (length(spread) < 2L) NA_real_ else max(spread) / min(spread)
 }
