@@ -59,8 +59,10 @@ facility_modes <- function(kind = NULL) {
 #'
 #' The modes `"g"`, `"c"` and `"dc"` are exact: they return the selection of
 #' sequential greedy, ties broken by the lowest index, for any number of
-#' threads. They need the dense similarity matrix (8 n m bytes), which is
-#' checked against [facloc_memory_limit()] before it is allocated. The
+#' threads. They need the dense similarity matrix (8 n m bytes, and up to an
+#' eighth more for the lists of the clients each candidate can still
+#' improve, which later gains read instead of the whole column), checked
+#' against [facloc_memory_limit()] before it is allocated. The
 #' matrix-free modes relax greedy through `control` (batches, pruning)
 #' under rules whose loss per pick is bounded (see `eps` and `tau` of
 #' [facility_control()]). Measured at the defaults a user gets
