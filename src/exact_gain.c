@@ -5,14 +5,16 @@
  * A client covered at least as well as candidate j would cover it adds
  * fl_positive(s_ij - m_i) = +0 to j's gain, and g + 0 = g: leaving such
  * clients out changes no bit of the sum.  Coverage only grows, so once
- * dead for j a client stays dead.  When a scan of j's column finds at
- * most a share 1 / FL_LIVE_SHARE of its clients live, it keeps them (their
- * indices, in client order, and similarities); later gains of j sum that
- * list and drop from it the clients that died.  Lazy greedy re-evaluates
- * the same candidates many times, and after a few picks most clients of
- * most columns are dead: at the median-heuristic sigma on 10,000
- * embeddings (d = 384, k = 100), 15% of the terms its gains read are live;
- * at sigma = 20 on the presets, 2 to 4%. */
+ * dead for j a client stays dead.  From j's third gain on, until it keeps
+ * a list, its live clients are counted; once at most a share 1 /
+ * FL_LIVE_SHARE of them are, j keeps them (their indices, in client
+ * order, and similarities), and later gains of j sum that list and drop
+ * from it the clients that died.  Lazy greedy re-evaluates the same
+ * candidates many times, and after a few picks most clients of most
+ * columns are dead: of the terms exact greedy's gains read, 15% are live
+ * on 10,000 embeddings (d = 384, k = 100, the median-heuristic sigma), 9%
+ * at d = 1024, k = 1000, and on `medium` 3.7% at the median sigma, 1.9%
+ * at sigma = 20. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>

@@ -8,7 +8,6 @@
 #include "fl_omp.h"
 #include "fl_tune.h"
 
-
 static int all_finite(const double *v, int n)
 {
   for (int i = 0; i < n; i++)

@@ -109,10 +109,10 @@
 /* Clients per block of fl_gain_dot_f(): overlapping exp() chains against
  * a longer block on the stack. */
 #define FL_GAIN_BLOCK 64
-/* A candidate keeps its live clients (exact_gain.c) once two scans found
- * at most 1 / FL_LIVE_SHARE of its column live, while the lists (12 bytes
- * a client) take at most 1 / FL_LIVE_SHARE of the matrix's bytes: memory
- * against scans of whole columns. */
+/* A candidate keeps its live clients (exact_gain.c) from its third gain
+ * on, once at most 1 / FL_LIVE_SHARE of its column is live, while the
+ * lists (12 bytes a client) take at most 1 / FL_LIVE_SHARE of the
+ * matrix's bytes: memory against scans of whole columns. */
 #define FL_LIVE_SHARE 8
 /* Rows per block of fl_nearest_row() (distances on the stack): loop
  * overhead against stack. */
