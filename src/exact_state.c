@@ -152,10 +152,18 @@ static void tile_mirror(const double *tile, int cnt, int nc, const fill_target *
                         int j0, int i0)
 {
   tile_rows(tile, cnt, j0 > i0 ? j0 - i0 : 0, nc, to, n, j0, i0);
-  for (int i = j0 + cnt > i0 ? j0 + cnt - i0 : 0; i < nc; i++) {
-    size_t at = (size_t) (i0 + i) * n + j0;
-    if (to->W) for (int a = 0; a < cnt; a++) to->W[at + a] = tile[(size_t) a * FL_TILE_CLIENTS + i];
-    else for (int a = 0; a < cnt; a++) to->Wf[at + a] = float_above(tile[(size_t) a * FL_TILE_CLIENTS + i]);
+  /* FL_MIRROR_CLIENTS clients at a time, a tile row's run of them read
+   * whole: reading the tile a column at a time, its stride of
+   * FL_TILE_CLIENTS doubles maps every read to the same few cache sets,
+   * and each one missed the first-level cache */
+  for (int b = j0 + cnt > i0 ? j0 + cnt - i0 : 0; b < nc; b += FL_MIRROR_CLIENTS) {
+    int w = nc - b < FL_MIRROR_CLIENTS ? nc - b : FL_MIRROR_CLIENTS;
+    size_t at = (size_t) (i0 + b) * n + j0;
+    for (int a = 0; a < cnt; a++) {
+      const double *run = tile + (size_t) a * FL_TILE_CLIENTS + b;
+      if (to->W) for (int i = 0; i < w; i++) to->W[at + i * n + a] = run[i];
+      else for (int i = 0; i < w; i++) to->Wf[at + i * n + a] = float_above(run[i]);
+    }
   }
 }
 

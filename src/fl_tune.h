@@ -65,6 +65,12 @@
 #endif
 #define FL_TILE_MAX_ROWS 128
 #define FL_TILE_CLIENTS 256
+/* Clients a tile's mirror (the symmetric matrix's other half) writes at a
+ * time: a cache line of the tile's doubles (measured:
+ * inst/bench/results/tunables.md, mirror). */
+#ifndef FL_MIRROR_CLIENTS
+#define FL_MIRROR_CLIENTS 8
+#endif
 
 /* A thread waiting at a group barrier (fl_barrier.c) spins
  * FL_BARRIER_SPINS pauses (about 30 ns each on the test machine), then
