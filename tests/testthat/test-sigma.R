@@ -153,8 +153,8 @@ test_that("the width is stats::median(dist()) of the sample, to the last bit", {
                      label = r)
   }
   # many coordinates (the distances run as 4 x 4 tiles, in AVX2 where the
-  # CPU has it): a sample of 2 or 3 rows makes one pair's distance the
-  # width, so pair after pair is held to R's bits
+  # CPU has it, or 8 x 8 in AVX-512): a sample of 2 or 3 rows makes one
+  # pair's distance the width, so pair after pair is held to R's bits
   for (d in c(1, 5, 64, 384, 1031)) {
     X <- matrix(rnorm(40 * d), ncol = d)
     for (r in 1:15) {
