@@ -58,6 +58,12 @@ double fl_celf_topk(fl_heap **heaps, int nheaps, const fl_entry *extra, int k, d
   return fl_topk_sum(keys, c, k);
 }
 
+int fl_celf_traced(int t, int k)
+{
+  int every = (k + FL_TRACE_ROUNDS - 1) / FL_TRACE_ROUNDS;
+  return t % every == 0;
+}
+
 void fl_celf_round(const fl_state *s, fl_heap **heaps, int nheaps, const fl_entry *extra,
                    int k, int t, double *keys, fl_result *res)
 {

@@ -16,6 +16,10 @@ double fl_celf_topk(fl_heap **heaps, int nheaps, const fl_entry *extra, int k, d
  * f(S_t) + the k largest keys bounds the optimum; recorded by fl_trace. */
 void fl_celf_round(const fl_state *s, fl_heap **heaps, int nheaps, const fl_entry *extra,
                    int k, int t, double *keys, fl_result *res);
+/* Whether a solve for k picks takes round t's online bound (every
+ * round up to FL_TRACE_ROUNDS picks; beyond, every ceil(k /
+ * FL_TRACE_ROUNDS)-th): the rounds between keep the bound known. */
+int fl_celf_traced(int t, int k);
 /* Fill objective, evaluations, pairs and rounds; after a complete solve
  * (status FL_OK) also the last round's bound and the LP dual of
  * fl_certify, from the keys left in the heaps: its first evaluation

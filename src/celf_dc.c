@@ -68,7 +68,7 @@ FL_OMP(parallel for num_threads(team) schedule(static, 1) reduction(+:evaluation
         owner = t;
     if (owner < 0) break;
     /* every top is fresh: the round's keys are the same on every run */
-    fl_celf_round(&s, hp, nheaps, NULL, c->k, round, keys, res);
+    if (fl_celf_traced(round, c->k)) fl_celf_round(&s, hp, nheaps, NULL, c->k, round, keys, res);
     fl_entry win = fl_heap_pop(&heaps[owner]);
     fl_state_select(&s, win.idx, win.key, res);
     fl_progress(c, round + 1, res->nselected, fl_state_objective(&s));

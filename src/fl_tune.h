@@ -120,6 +120,10 @@
  * lists (12 bytes a client) take at most 1 / FL_LIVE_SHARE of the
  * matrix's bytes: memory against scans of whole columns. */
 #define FL_LIVE_SHARE 8
+/* Mode dc takes the online bound of every round up to FL_TRACE_ROUNDS
+ * picks, beyond them of every ceil(k / FL_TRACE_ROUNDS)-th round: each
+ * walks the k largest keys (measured: inst/bench/results/tunables.md). */
+#define FL_TRACE_ROUNDS 100
 /* Rows per block of fl_nearest_row() (distances on the stack): loop
  * overhead against stack. */
 #define FL_NEAREST_BLOCK 64

@@ -155,6 +155,29 @@ test_that("more steps never loosen the bound, and the trace ends at it", {
   expect_gt(fits[[3]]$objective / fits[[3]]$bound, 0.9)
 })
 
+test_that("beyond 100 picks dc takes the online bound of some rounds, each a bound", {
+  # k = 250: every third round's bound (each walks the k largest keys);
+  # the rounds between carry the bound known so far
+  set.seed(47)
+  X <- matrix(rnorm(300 * 3), ncol = 3)
+  W <- ref_similarity(X, sigma = 0.5)
+  k <- 250L
+  fit <- facility_greedy(similarity = W, k = k, mode = "dc", threads = 2,
+                         control = facility_control(certify = 0))
+  ref <- ref_greedy(W, k)
+  expect_identical(fit$selected, ref$selected)
+  # f(S_t) + the k largest exact gains: stale keys are at least these
+  exact <- vapply(0:(k - 1), function(t) {
+    cover <- if (t == 0) numeric(300) else apply(W[, ref$selected[seq_len(t)], drop = FALSE], 1, max)
+    sum(cover) + sum(sort(ref_gains(W, cover), decreasing = TRUE)[seq_len(k)])
+  }, 0)
+  tr <- fit$trace$bound
+  expect_true(all(diff(tr) <= 0))
+  expect_true(all(tr[1:k] >= cummin(exact) * (1 - 1e-12)))
+  expect_lt(tr[k], tr[1])   # taken during the solve, not only at its ends
+  expect_true(all(tr >= fit$objective * (1 - 1e-12)))
+})
+
 test_that("a refused step raises u instead, and the bound stays a bound", {
   # a wide kernel (the default sigma) and k = 30: the full step's falls let
   # the picks' own c_j back into the top k, so it is refused; its rises
