@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "dual_certify.h"
+#include "dual_start.h"
 #include "dual.h"
 #include "fl_omp.h"
 #include "fl_solvers.h"
@@ -77,12 +78,41 @@ int fl_certify_dual(fl_dual_problem *dp, fl_dual_oracle *o, const double *u0,
   return status;
 }
 
+/* Has the bound proved the goal of the default effort? */
+static int goal_met(const fl_control *c, const fl_result *res)
+{
+  double bound = res->bound_dual < res->bound_online ? res->bound_dual : res->bound_online;
+  return c->certify_goal > 0.0 && res->objective >= c->certify_goal * bound;
+}
+
+/* B at the final coverage first, lazily from the keys (ub0): where it
+ * proves the goal, or no step is asked for, that is all.  Else the steps
+ * start from the prefix of the picks where B is lowest (dual_start.c), or
+ * from the final coverage again where no prefix is lower.  Without a
+ * budget: the knapsack's bound is not a sum of the k largest. */
 int fl_certify(const fl_state *s, const fl_control *c, const double *ub0, fl_result *res)
 {
   if (!fl_held(&s->p)) return FL_OK;    /* no oracle: bound_dual stays Inf */
   dual_setup d;
   if (dual_init(&d, s, fl_bound_k(c, res), c->certify) != FL_OK) return FL_ERR_NOMEM;
-  int status = fl_certify_dual(&d.dp, &d.o, s->cover, ub0, c, res);
+  fl_control first = *c;
+  first.certify = 0;
+  int prefixes = c->certify > 0 && !s->p.cost && res->nselected >= 2;
+  int status = fl_certify_dual(&d.dp, &d.o, s->cover, ub0, prefixes ? &first : c, res);
+  if (status == FL_OK && prefixes && goal_met(c, res)) {
+    for (int t = 1; res->dual_trace && t <= c->certify; t++) res->dual_trace[t] = res->dual_trace[0];
+  } else if (status == FL_OK && prefixes) {
+    double start = fl_wtime(), *u = NULL, *ub = NULL;
+    d.o.evaluations = 0.0;   /* counted */
+    status = fl_dual_prefix_start(&d.dp, &d.o, &s->p, res->selected, res->nselected,
+                                  res->bound_dual, s->threads, &u, &ub);
+    res->bound_evaluations += d.o.evaluations;
+    res->bound_seconds += fl_wtime() - start;
+    d.o.evaluations = 0.0;
+    if (status == FL_OK) status = fl_certify_dual(&d.dp, &d.o, u ? u : s->cover, u ? ub : ub0, c, res);
+    free(u);
+    free(ub);
+  }
   dual_free(&d);
   return status;
 }

@@ -178,6 +178,40 @@ test_that("beyond 100 picks dc takes the online bound of some rounds, each a bou
   expect_true(all(tr >= fit$objective * (1 - 1e-12)))
 })
 
+test_that("the exact modes' dual starts at the lowest B among prefixes of the picks", {
+  # a narrow kernel: the picks after the first few leave most gains as they
+  # were, so B at the coverage of an early prefix S_t is below B at the
+  # final coverage; the prefixes tried (t = k/2, k/4, ...) follow from the
+  # picks alone, so every exact mode and thread count gives the same bound
+  set.seed(48)
+  X <- matrix(runif(400 * 2), ncol = 2)
+  W <- ref_similarity(X, sigma = 0.03)
+  w <- runif(400, 0.5, 2)
+  k <- 40L
+  ref <- ref_greedy(W, k, w)
+  cover_of <- function(t) if (t == 0) numeric(400) else
+    apply(W[, ref$selected[seq_len(t)], drop = FALSE], 1, max)
+  b_final <- ref_dual(W, cover_of(k), k, w)
+  b_prefix <- vapply(c(20, 10, 5), function(t) ref_dual(W, cover_of(t), k, w), 0)
+  expect_lt(min(b_prefix), b_final)
+  fits <- list()
+  for (mode in facility_modes("exact")) for (t in 1:2) {
+    fit <- facility_greedy(similarity = W, k = k, mode = mode, threads = t, weights = w,
+                           control = facility_control(certify = 1))
+    expect_identical(fit$selected, ref$selected)
+    expect_lte(fit$dual_trace[1], min(b_prefix) * (1 + 1e-12))   # where the steps start
+    expect_lte(fit$bound, fit$dual_trace[1])
+    expect_gte(fit$bound, ref$objective)
+    fits[[paste(mode, t)]] <- fit
+  }
+  for (f in fits[-1]) expect_identical(f[c("bound", "bound_dual", "dual_trace")],
+                                       fits[[1]][c("bound", "bound_dual", "dual_trace")])
+  # without steps the bound is B at the final coverage, as before
+  none <- facility_greedy(similarity = W, k = k, mode = "dc", threads = 2, weights = w,
+                          control = facility_control(certify = 0))
+  expect_equal(none$bound_dual, b_final, tolerance = 1e-12)
+})
+
 test_that("a refused step raises u instead, and the bound stays a bound", {
   # a wide kernel (the default sigma) and k = 30: the full step's falls let
   # the picks' own c_j back into the top k, so it is refused; its rises
