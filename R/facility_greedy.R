@@ -472,8 +472,8 @@ check_cosine_call <- function(has_points, X, sigma, similarity, cl, mode) {
 #'   more steps could add at most 1% to what it proves: on 10,000
 #'   embeddings, none at d = 384 and k = 100 (the online bound gives 0.991;
 #'   5 steps took 0.33 s and gave 0.995) and 2 at d = 1024, k = 1000
-#'   (0.999). An explicit number runs every step. In the exact modes the
-#'   steps start from the coverage, among the final set's and that of its
+#'   (0.999). An explicit number runs every step. In the exact modes (and
+#'   `"stochastic"` on a similarity) the steps start from the coverage, among the final set's and that of its
 #'   first k/2, k/4, ... picks, where the bound is lowest (there it is the
 #'   online bound of that round with exact gains; under a narrow kernel the
 #'   later picks leave most gains as they were, and it is far lower: sigma

@@ -122,7 +122,7 @@ static double topk_sum(topk_heap *t, double *scratch)
   return fl_topk_sum(scratch, t->size, t->size);
 }
 
-static double weighted_sum(const fl_dual_problem *dp, const double *u)
+double fl_dual_weighted_sum(const fl_dual_problem *dp, const double *u)
 {
   double s = 0.0;
   for (int i = 0; i < dp->n; i++) s += dp->weight ? dp->weight[i] * u[i] : u[i];
@@ -203,10 +203,10 @@ static int evaluate(dual_state *st, const double *const *u, const double *shift,
   }
   for (int r = 0; r < popped; r++) st->batch[r] = h->a[h->size + r].idx;
   for (int q = 0; q < nu; q++) {
-    b[q] = weighted_sum(dp, u[q]) + topk_sum(&st->top[q], st->all);
+    b[q] = fl_dual_weighted_sum(dp, u[q]) + topk_sum(&st->top[q], st->all);
     if (dp->cost) {
       double ks = knapsack(st, st->batch, st->vals + (size_t) q * st->nopen, popped);
-      if (weighted_sum(dp, u[q]) + ks < b[q]) b[q] = weighted_sum(dp, u[q]) + ks;
+      if (fl_dual_weighted_sum(dp, u[q]) + ks < b[q]) b[q] = fl_dual_weighted_sum(dp, u[q]) + ks;
     }
   }
   return popped;

@@ -85,7 +85,8 @@ static int goal_met(const fl_control *c, const fl_result *res)
   return c->certify_goal > 0.0 && res->objective >= c->certify_goal * bound;
 }
 
-/* B at the final coverage first, lazily from the keys (ub0): where it
+/* For the exact solvers and stochastic greedy on a similarity.  B at the
+ * final coverage first, lazily from the keys (ub0): where it
  * proves the goal, or no step is asked for, that is all.  Else the steps
  * start from the prefix of the picks where B is lowest (dual_start.c), or
  * from the final coverage again where no prefix is lower.  Without a
@@ -100,16 +101,16 @@ int fl_certify(const fl_state *s, const fl_control *c, const double *ub0, fl_res
   int prefixes = c->certify > 0 && !s->p.cost && res->nselected >= 2;
   int status = fl_certify_dual(&d.dp, &d.o, s->cover, ub0, prefixes ? &first : c, res);
   if (status == FL_OK && prefixes && goal_met(c, res)) {
-    for (int t = 1; res->dual_trace && t <= c->certify; t++) res->dual_trace[t] = res->dual_trace[0];
+    for (int t = 1; res->dual_trace && t <= c->certify; t++)
+      res->dual_trace[t] = res->dual_trace[0];   /* as fl_dual_minimise fills it */
   } else if (status == FL_OK && prefixes) {
     double start = fl_wtime(), *u = NULL, *ub = NULL;
-    d.o.evaluations = 0.0;   /* counted */
+    d.o.evaluations = 0.0;   /* counted; the next call counts the prefixes' with its own */
     status = fl_dual_prefix_start(&d.dp, &d.o, &s->p, res->selected, res->nselected,
                                   res->bound_dual, s->threads, &u, &ub);
-    res->bound_evaluations += d.o.evaluations;
     res->bound_seconds += fl_wtime() - start;
-    d.o.evaluations = 0.0;
-    if (status == FL_OK) status = fl_certify_dual(&d.dp, &d.o, u ? u : s->cover, u ? ub : ub0, c, res);
+    if (status == FL_OK)
+      status = fl_certify_dual(&d.dp, &d.o, u ? u : s->cover, u ? ub : ub0, c, res);
     free(u);
     free(ub);
   }

@@ -58,13 +58,6 @@ static void prefix_covers(const fl_dual_problem *dp, const fl_problem *p, const 
   }
 }
 
-static double weighted_total(const fl_dual_problem *dp, const double *u)
-{
-  double s = 0.0;
-  for (int i = 0; i < dp->n; i++) s += dp->weight ? dp->weight[i] * u[i] : u[i];
-  return s;
-}
-
 int fl_dual_prefix_start(const fl_dual_problem *dp, fl_dual_oracle *o, const fl_problem *p,
                          const int *sel, int nsel, double b_final, int threads, double **u,
                          double **ub)
@@ -88,7 +81,7 @@ int fl_dual_prefix_start(const fl_dual_problem *dp, fl_dual_oracle *o, const fl_
     for (int q = 0; q < nu && status == FL_OK; q++) {
       const double *v = g.vals + (size_t) q * g.nopen;
       memcpy(g.scratch, v, (size_t) g.nopen * sizeof(double));
-      double b = weighted_total(dp, pts[q]) + fl_topk_sum(g.scratch, g.nopen, dp->k);
+      double b = fl_dual_weighted_sum(dp, pts[q]) + fl_topk_sum(g.scratch, g.nopen, dp->k);
       if (!(b < best)) continue;
       best = b;
       best_t = ts[q];
