@@ -6,18 +6,19 @@
  * fl_positive(s_ij - m_i) = +0 to j's gain, and g + 0 = g: leaving such
  * clients out changes no bit of the sum.  Coverage only grows, so once
  * dead for j a client stays dead.  From j's third gain on, until it keeps
- * a list, its live clients are counted; once at most a share 1 /
- * FL_LIVE_SHARE of them are, j keeps them (their indices, in client
- * order, and similarities), and later gains of j sum that list and drop
- * from it the clients that died.  Lazy greedy re-evaluates the same
- * candidates many times, and after a few picks most clients of most
- * columns are dead: of the terms exact greedy's gains read, 15% are live
- * on 10,000 embeddings (d = 384, k = 100, the median-heuristic sigma), 9%
- * at d = 1024, k = 1000, and on `medium` 3.7% at the median sigma, 1.9%
- * at sigma = 20. */
+ * a list, its live clients are packed from its column (exact_kernel_live.c)
+ * and summed; once at most a share 1 / FL_LIVE_SHARE of them are, j keeps
+ * them (their indices, in client order, and similarities), and later gains
+ * of j sum that list and drop from it the clients that died.  Lazy greedy
+ * re-evaluates the same candidates many times, and after a few picks most
+ * clients of most columns are dead: of the terms exact greedy's gains
+ * read, 15% are live on 10,000 embeddings (d = 384, k = 100, the
+ * median-heuristic sigma), 9% at d = 1024, k = 1000, and on `medium` 3.7%
+ * at the median sigma, 1.9% at sigma = 20. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "exact_state.h"
 #include "fl_memory.h"
 #include "kernel.h"
@@ -101,22 +102,34 @@ static int live_capacity(const fl_problem *p, int single)
   return cap < INT_MAX / 2 ? (int) cap : INT_MAX / 2;
 }
 
-double fl_live_bytes(const fl_problem *p, int single)
+/* A thread's scratch: room for a whole column's clients, apart from the
+ * next thread's by whole cache lines. */
+static size_t scratch_stride(const fl_problem *p)
 {
-  return (double) p->m * sizeof(fl_live) + 12.0 * live_capacity(p, single);
+  return fl_thread_stride((size_t) p->n, sizeof(double));
+}
+
+double fl_live_bytes(const fl_problem *p, int single, int threads)
+{
+  return (double) p->m * sizeof(fl_live) + 12.0 * live_capacity(p, single) +
+         12.0 * (double) threads * (double) scratch_stride(p);
 }
 
 /* One block of memory for every list, handed out as they are kept: a page
- * is touched only once a list lies on it. */
+ * is touched only once a list lies on it; and each thread's scratch. */
 void fl_live_init(fl_state *s)
 {
   const fl_problem *p = &s->p;
   if (!(p->sim || p->simf) || p->sp_p) return;
+  size_t scratch = scratch_stride(p) * (size_t) s->threads;
   s->live_cap = live_capacity(p, p->simf != NULL);
   s->live = calloc((size_t) p->m, sizeof(fl_live));
   s->live_client = fl_alloc_large((size_t) s->live_cap, sizeof(int), 0);
   s->live_value = fl_alloc_large((size_t) s->live_cap, sizeof(double), 0);
-  if (!s->live || !s->live_client || !s->live_value) fl_live_free(s);
+  s->scratch_client = fl_alloc_large(scratch, sizeof(int), 0);
+  s->scratch_value = fl_alloc_large(scratch, sizeof(double), 0);
+  if (!s->live || !s->live_client || !s->live_value || !s->scratch_client || !s->scratch_value)
+    fl_live_free(s);
 }
 
 void fl_live_free(fl_state *s)
@@ -124,58 +137,23 @@ void fl_live_free(fl_state *s)
   free(s->live);
   free(s->live_client);
   free(s->live_value);
+  free(s->scratch_client);
+  free(s->scratch_value);
   s->live = NULL;
   s->live_client = NULL;
   s->live_value = NULL;
+  s->scratch_client = NULL;
+  s->scratch_value = NULL;
 }
 
-/* How many clients of a dense column are live. */
-#define FL_COUNT_LIVE(name, T)                                                           \
-  FL_CLONES static int name(const T *restrict col, const double *restrict cover, int n) \
-  {                                                                                      \
-    int count = 0;                                                                       \
-    FL_SIMD_SUM(count)                                                                   \
-    for (int i = 0; i < n; i++) count += col[i] > cover[i];                              \
-    return count;                                                                        \
-  }
-FL_COUNT_LIVE(count_live, double)
-FL_COUNT_LIVE(count_live_single, float)
-
-/* Keeps the live clients of column col as l, if they are at most 1 /
- * FL_LIVE_SHARE of the column and the block has room for them. */
-#define FL_KEEP_LIVE(name, count_name, T)                                                \
-  static int name(fl_state *s, const T *col, fl_live *l)                                \
-  {                                                                                      \
-    int n = s->p.n, count = count_name(col, s->cover, n);                                \
-    if (count > n / FL_LIVE_SHARE || fl_atomic_read(&s->live_used) > s->live_cap - count) \
-      return 0;                                                                          \
-    int end = fl_atomic_add_fetch(&s->live_used, count);                                 \
-    if (end > s->live_cap) return 0;                                                     \
-    l->first = end - count;                                                              \
-    int *client = s->live_client + l->first;                                             \
-    double *value = s->live_value + l->first;                                            \
-    for (int i = 0, t = 0; t < count; i++) {                                             \
-      client[t] = i;                                                                     \
-      value[t] = col[i];                                                                 \
-      t += col[i] > s->cover[i];                                                         \
-    }                                                                                    \
-    l->count = count;                                                                    \
-    l->kept = 1;                                                                         \
-    return 1;                                                                            \
-  }
-FL_KEEP_LIVE(keep_live, count_live, double)
-FL_KEEP_LIVE(keep_live_single, count_live_single, float)
-
-/* The gain of a kept list, dropping the clients that died: the terms of
- * the live clients in client order, as a scan of the column sums them. */
-static double list_gain(const fl_state *s, fl_live *l)
+/* The sum of a list's terms in client order, as a scan of the column sums
+ * them; the clients that died are dropped from the list (*count). */
+static double list_gain(const double *w, const double *cover, int *client, double *value,
+                        int *count)
 {
-  const double *w = s->p.weight, *cover = s->cover;
-  int *client = s->live_client + l->first;
-  double *value = s->live_value + l->first;
   double g = 0.0;
   int kept = 0;
-  for (int t = 0; t < l->count; t++) {
+  for (int t = 0; t < *count; t++) {
     int i = client[t];
     double diff = value[t] - cover[i];
     client[kept] = i;
@@ -183,7 +161,33 @@ static double list_gain(const fl_state *s, fl_live *l)
     kept += diff > 0;
     g += w ? w[i] * fl_positive(diff) : fl_positive(diff);
   }
-  l->count = kept;
+  *count = kept;
+  return g;
+}
+
+/* Candidate j's gain from its live clients, packed from its column into
+ * the thread's scratch; j keeps them as l if they are at most 1 /
+ * FL_LIVE_SHARE of the column and the block has room for them. */
+static double pack_and_keep(fl_state *s, int j, fl_live *l)
+{
+  const fl_problem *p = &s->p;
+  int id = fl_thread_id();
+  if (id >= s->threads) return fl_gain(p, j, s->cover);
+  size_t at = (size_t) j * p->n, stride = scratch_stride(p);
+  int *client = s->scratch_client + stride * (size_t) id;
+  double *value = s->scratch_value + stride * (size_t) id;
+  int count = p->sim ? fl_live_pack(p->sim + at, s->cover, p->n, client, value)
+                     : fl_live_pack_f(p->simf + at, s->cover, p->n, client, value);
+  double g = list_gain(p->weight, s->cover, client, value, &count);
+  if (count > p->n / FL_LIVE_SHARE || fl_atomic_read(&s->live_used) > s->live_cap - count)
+    return g;
+  int end = fl_atomic_add_fetch(&s->live_used, count);
+  if (end > s->live_cap) return g;
+  l->first = end - count;
+  l->count = count;
+  l->kept = 1;
+  memcpy(s->live_client + l->first, client, sizeof(int) * (size_t) count);
+  memcpy(s->live_value + l->first, value, sizeof(double) * (size_t) count);
   return g;
 }
 
@@ -192,12 +196,12 @@ double fl_state_gain(fl_state *s, int j)
   const fl_problem *p = &s->p;
   if (!s->live) return fl_gain(p, j, s->cover);
   fl_live *l = &s->live[j];
-  /* Keeping a list costs about two scans: the first two gains only scan,
-   * since most candidates are evaluated once or twice. */
-  if (!l->kept && l->scans++ >= 2) {
-    size_t at = (size_t) j * p->n;
-    if (p->sim) keep_live(s, p->sim + at, l);
-    else keep_live_single(s, p->simf + at, l);
+  if (l->kept) {
+    return list_gain(p->weight, s->cover, s->live_client + l->first,
+                     s->live_value + l->first, &l->count);
   }
-  return l->kept ? list_gain(s, l) : fl_gain(p, j, s->cover);
+  /* The first two gains scan the column: most candidates are evaluated
+   * once or twice, and before the picks most of a column is live. */
+  if (l->scans++ < 2) return fl_gain(p, j, s->cover);
+  return pack_and_keep(s, j, l);
 }

@@ -27,6 +27,8 @@ typedef struct {
   int *live_client;      /* the lists' entries, live_cap of them */
   double *live_value;
   int live_cap, live_used;
+  int *scratch_client;   /* n a thread: the live clients of a column being packed */
+  double *scratch_value;
 } fl_state;
 
 /* What fl_state_init() builds from points: nothing, W, or Wf.  Wf takes
@@ -61,9 +63,13 @@ double fl_gain(const fl_problem *p, int j, const double *cover);
 void fl_live_init(fl_state *s);
 void fl_live_free(fl_state *s);
 double fl_state_gain(fl_state *s, int j);
-/* Most bytes of the lists (for the matrix in single precision with
- * single). */
-double fl_live_bytes(const fl_problem *p, int single);
+/* Most bytes of the lists and the threads' scratch (for the matrix in
+ * single precision with single). */
+double fl_live_bytes(const fl_problem *p, int single, int threads);
+/* The live clients of a column (col[i] > cover[i]) written to client and
+ * value in client order, n entries of room; returns their count. */
+int fl_live_pack(const double *col, const double *cover, int n, int *client, double *value);
+int fl_live_pack_f(const float *col, const double *cover, int n, int *client, double *value);
 /* Similarities one fl_gain() reads on average: what it costs. */
 double fl_gain_pairs(const fl_problem *p);
 /* Similarity of client i to candidate j (points or dense view). */

@@ -141,7 +141,7 @@ double fl_solve_bytes(const fl_problem *p, const fl_control *c)
   double n = p->n, m = p->m;
   double base = 8.0 * n + m + 24.0 * m;     /* coverage, chosen, heap entries */
   if (needs_matrix(c->mode) && !fl_held(p)) base += fl_matrix_bytes(p, c->single);
-  if (needs_matrix(c->mode) && !p->sp_p) base += fl_live_bytes(p, single_matrix(p, c));
+  if (needs_matrix(c->mode) && !p->sp_p) base += fl_live_bytes(p, single_matrix(p, c), c->threads);
   if (single_matrix(p, c))    /* fl_objective_tiled()'s similarities */
     base += fl_objective_tiled_bytes(p, c->k, c->threads);
   if (p->cost) base += fl_budget_bytes(p, c);
