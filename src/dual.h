@@ -92,9 +92,9 @@ static inline void fl_keep_two(double w, double *m1, double *m2)
   }
 }
 
-/* Working memory of fl_dual_minimise and fl_certify on problem p. */
 /* sum_i a_i u_i, the first term of B(u). */
 double fl_dual_weighted_sum(const fl_dual_problem *dp, const double *u);
+/* Working memory of fl_dual_minimise and fl_certify on problem p. */
 double fl_dual_bytes(const fl_problem *p);
 /* B(u) for one u: sum_i a_i u_i + the k largest c_j(u) (the knapsack
  * with a budget), the columns in skip left out (tests of the oracle). */

@@ -27,7 +27,7 @@ typedef struct {
   int *live_client;      /* the lists' entries, live_cap of them */
   double *live_value;
   int live_cap, live_used;
-  int *scratch_client;   /* n a thread: the live clients of a column being packed */
+  int *scratch_client;   /* n entries a thread: a column's live clients, packed */
   double *scratch_value;
 } fl_state;
 
