@@ -62,7 +62,16 @@ facility_modes <- function(kind = NULL) {
 #' threads. They need the dense similarity matrix (8 n m bytes, and up to an
 #' eighth more for the lists of the clients each candidate can still
 #' improve, which later gains read instead of the whole column), checked
-#' against [facloc_memory_limit()] before it is allocated. The
+#' against [facloc_memory_limit()] before it is allocated. Where that
+#' matrix would exceed the limit, and in a default call where it would
+#' exceed 1 GiB or a quarter of the limit, `"dc"` on points holds none: it
+#' computes each gain from the points, a batch of candidates at a time
+#' through the same tiled kernel, so its picks and gains are those of
+#' `"dc"` with the matrix, bit for bit, in memory linear in n + m. That
+#' costs one exhaustive pass for the first gains and one read of the
+#' points per batch of refreshed gains; its `bound` is the online bound of
+#' its rounds (an LP-dual step would be another pass). The result's
+#' `streamed` says which ran. The
 #' matrix-free modes relax greedy through `control` (batches, pruning)
 #' under rules whose loss per pick is bounded (see `eps` and `tau` of
 #' [facility_control()]). Measured at the defaults a user gets
@@ -129,12 +138,14 @@ facility_modes <- function(kind = NULL) {
 #' @param mode Solver generation, one of `"g"`, `"c"`, `"dc"`, `"hc"`,
 #'   `"hpc"`, `"nhpc"`, or `"stochastic"` (see Modes). `NULL` (the
 #'   default) picks the exact `"dc"` where the n x m similarity matrix has
-#'   at most 1e7 entries (80 MB); in 128 or more dimensions also where the
-#'   matrix fits in 1 GiB and a quarter of [facloc_memory_limit()], since
-#'   there the matrix-free modes' cluster bounds prune little and `"dc"`
-#'   was as fast or faster (embeddings: up to 11 times); for a precomputed
-#'   `similarity` or `dist`, and with a `budget` or `cost`. `"nhpc"` for
-#'   other, larger sets of points.
+#'   at most 1e7 entries (80 MB); in 128 or more dimensions whatever n,
+#'   holding the matrix where it fits in 1 GiB and a quarter of
+#'   [facloc_memory_limit()] and computing its gains from the points
+#'   beyond, since there the matrix-free modes' cluster bounds prune little
+#'   and `"dc"` was as fast or faster (embeddings: up to 11 times with its
+#'   matrix at n = 10,000; 1.5 times without at n = 30,000); for a
+#'   precomputed `similarity` or `dist`, and with a `budget` or `cost`.
+#'   `"nhpc"` for other, larger sets of points.
 #' @param threads Number of threads, by default [facloc_threads()]; capped at
 #'   the available processors.
 #' @param sigma Kernel width \eqn{\sigma}, a positive number, or `NULL`
@@ -223,6 +234,8 @@ facility_modes <- function(kind = NULL) {
 #'   \item{precision}{`"single"` where an exact mode held its matrix of
 #'     points' similarities in single precision (`precision` of
 #'     [facility_control()]), else `"double"`.}
+#'   \item{streamed}{`TRUE` where `"dc"` held no matrix and computed its
+#'     gains from the points (see Modes), else `FALSE`.}
 #'   \item{objective_all, coverage}{\eqn{f(V)}, the objective with every
 #'     candidate open (`NA` for points with separate `candidates` unless a
 #'     `coverage` was asked for; see the section "Choosing k by
@@ -296,7 +309,8 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
 
   problem <- facility_problem(input$X, input$sigma, threads, input$similarity, candidates,
                               weights, initial)
-  if (is.null(mode)) mode <- default_mode(input$source, problem, budget, cost, control)
+  defaulted <- is.null(mode)
+  if (defaulted) mode <- default_mode(input$source, problem, budget, cost, control)
   mode <- check_choice(mode, facility_modes(), "mode")
   if (is.null(problem$x) && mode %in% facility_modes("matrix-free"))
     abort_argument("mode", sprintf("\"%s\" needs points `X`; with only a `similarity` matrix or a `dist` use \"g\", \"c\" or \"dc\"", mode))
@@ -311,6 +325,7 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   total <- objective_all(problem, input, threads, needed = !is.null(coverage))
   target <- coverage_target(coverage, total)
   ctrl <- solver_control(control, mode, k, threads, verbose, target)
+  ctrl <- stream_dc(ctrl, input$source, problem, defaulted)
   bytes <- .Call(C_facloc_solve_bytes, problem, ctrl)
   check_memory(bytes, sprintf("mode \"%s\" on %d clients and %d candidates", mode,
                               problem$n, problem$m),
@@ -325,7 +340,8 @@ facility_greedy <- function(X, k, mode = NULL, threads = facloc_threads(),
   fit <- new_facility_greedy(out, problem, mode, threads, k, input, seconds, control)
   fit$kernel <- kernel
   fit$precision <- if (matrix_precision(control) == "single" && input$source == "points" &&
-                       mode %in% facility_modes("exact")) "single" else "double"
+                       mode %in% facility_modes("exact") && !ctrl$stream) "single" else "double"
+  fit$streamed <- ctrl$stream
   fit$objective_all <- total
   fit["coverage"] <- list(coverage)
   fit["candidates"] <- list(candidates)   # with weights and sigma: facility_bound(X, fit)
@@ -580,7 +596,7 @@ solver_control <- function(control, mode, k, threads, verbose, target = 0) {
        clusters = control$clusters, group_size = group_size(control, threads),
        seed = as.double(control$seed), epsilon = control$epsilon,
        certify = certify_steps(control, mode), certify_goal = certify_goal(control),
-       single = matrix_precision(control) == "single",
+       single = matrix_precision(control) == "single", stream = FALSE, stream_lists = 0,
        verbose = verbose, target = as.double(target))
 }
 
@@ -610,22 +626,37 @@ certify_steps <- function(control, mode) {
 # (the relaxed modes' coverage pruning can cost about 1% of f(S) under a
 # wide kernel in low dimension, as on iris with the median heuristic), or
 # where only the exact modes serve the input; in exact_default_dim
-# dimensions or more also where the matrix fits in exact_default_bytes and
-# a quarter of the memory limit: there the cluster bounds prune little, and
-# "nhpc" evaluated 1.4 to 12 times n^2 pairs and took 0.72 to 2.5 times
-# as long as "dc" on three families at n = 5000 and 1.1 to 11 times on
-# unit-length embeddings at n = 10000 (inst/bench/results/
-# mode-crossover.csv, embeddings.csv).  "nhpc" for the other point sets.
+# dimensions or more whatever n (holding its matrix as stream_dc() says):
+# there the cluster bounds prune little, and "nhpc" evaluated 1.4 to 12
+# times n^2 pairs and took 0.72 to 2.5 times as long as "dc" on three
+# families at n = 5000 and 1.1 to 11 times on unit-length embeddings at
+# n = 10000 (inst/bench/results/mode-crossover.csv, embeddings.csv); at
+# n = 30000, d = 128, k = 100 "nhpc" took 15.8 s at 2 threads and "dc"
+# without its matrix 10.4 s (2.6 and 4.0 n^2 pairs), and at n = 100,000
+# see embeddings-n100000.csv.  "nhpc" for the other point sets.
 exact_default_cells <- 1e7
 exact_default_dim <- 128L
 exact_default_bytes <- 2^30
 default_mode <- function(source, problem, budget, cost, control) {
-  cells <- as.numeric(problem$n) * problem$m
-  small <- cells <= exact_default_cells
-  bytes <- if (matrix_precision(control) == "single") 4 else 8
-  wide <- problem$d >= exact_default_dim &&
-    bytes * cells <= min(exact_default_bytes, facloc_memory_limit() / 4)
+  small <- as.numeric(problem$n) * problem$m <= exact_default_cells
+  wide <- problem$d >= exact_default_dim
   if (small || wide || source != "points" || !is.null(budget) || !is.null(cost)) "dc" else "nhpc"
+}
+
+# ctrl with "dc" on points computing its gains from the points instead of
+# holding the n x m matrix (src/celf_stream.c: the same picks and gains,
+# each column computed again when needed, the few live clients of most
+# kept in lists of at most a quarter of the memory limit), where the matrix
+# would exceed the limit, and in a default call where it would exceed
+# exact_default_bytes or a quarter of the limit.
+stream_dc <- function(ctrl, source, problem, defaulted) {
+  if (ctrl$mode != "dc" || source != "points" || !is.null(problem$cost)) return(ctrl)
+  limit <- facloc_memory_limit()
+  ctrl$stream <- if (defaulted)
+    (if (ctrl$single) 4 else 8) * as.numeric(problem$n) * problem$m > min(exact_default_bytes, limit / 4)
+  else .Call(C_facloc_solve_bytes, problem, ctrl) > limit
+  if (ctrl$stream) ctrl$stream_lists <- limit / 4
+  ctrl
 }
 
 group_size <- function(control, threads) {

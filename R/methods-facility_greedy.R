@@ -3,7 +3,7 @@
 #' @export
 print.facility_greedy <- function(x, ...) {
   cat(sprintf("Greedy facility location (mode \"%s\", %d thread%s%s)\n", x$mode,
-              x$threads, if (x$threads == 1L) "" else "s", single_note(x, ", ")))
+              x$threads, if (x$threads == 1L) "" else "s", matrix_note(x, ", ")))
   cat(sprintf("  %d of %d candidates selected for %d clients%s\n",
               length(x$selected), x$m, x$n,
               if (length(x$initial)) sprintf(", %d already open", length(x$initial)) else ""))
@@ -19,8 +19,10 @@ print.facility_greedy <- function(x, ...) {
   invisible(x)
 }
 
-# ", single-precision matrix" where the solve held one.
-single_note <- function(x, sep) {
+# ", single-precision matrix" where the solve held one, ", no matrix"
+# where "dc" computed its gains from the points.
+matrix_note <- function(x, sep) {
+  if (isTRUE(x$streamed)) return(paste0(sep, "no matrix: gains from the points"))
   if (identical(x$precision, "single")) paste0(sep, "single-precision matrix") else ""
 }
 
@@ -128,6 +130,7 @@ certificate <- function(x) {
 #' @export
 summary.facility_greedy <- function(object, ...) {
   structure(list(mode = object$mode, threads = object$threads, precision = object$precision,
+                 streamed = object$streamed,
                  n = object$n,
                  m = object$m, k = object$k, size = bound_size(object), sigma = object$sigma,
                  sigma_rule = object$sigma_rule, objective_all = object$objective_all,
@@ -146,7 +149,7 @@ summary.facility_greedy <- function(object, ...) {
 #' @export
 print.summary.facility_greedy <- function(x, ...) {
   cat(sprintf("Greedy facility location, mode \"%s\", %d thread%s%s\n", x$mode,
-              x$threads, if (x$threads == 1L) "" else "s", single_note(x, ", ")))
+              x$threads, if (x$threads == 1L) "" else "s", matrix_note(x, ", ")))
   cat(sprintf("Clients: %d  Candidates: %d  %s
 ", x$n, x$m,
               if (is.null(x$coverage)) sprintf("k: %d", x$k)

@@ -132,6 +132,18 @@ void fl_live_init(fl_state *s)
     fl_live_free(s);
 }
 
+int fl_live_init_pool(fl_state *s, double bytes)
+{
+  double cap = bytes / 12.0, most = live_capacity(&s->p, 0);
+  s->live_cap = (int) (cap < most ? cap : most);
+  s->live = calloc((size_t) s->p.m, sizeof(fl_live));
+  s->live_client = fl_alloc_large((size_t) s->live_cap, sizeof(int), 0);
+  s->live_value = fl_alloc_large((size_t) s->live_cap, sizeof(double), 0);
+  if (s->live && s->live_client && s->live_value) return FL_OK;
+  fl_live_free(s);
+  return FL_ERR_NOMEM;
+}
+
 void fl_live_free(fl_state *s)
 {
   free(s->live);
@@ -165,10 +177,23 @@ static double list_gain(const double *w, const double *cover, int *client, doubl
   return g;
 }
 
+void fl_live_keep(fl_state *s, int j, const int *client, const double *value, int count)
+{
+  fl_live *l = &s->live[j];
+  if (count > s->p.n / FL_LIVE_SHARE || fl_atomic_read(&s->live_used) > s->live_cap - count)
+    return;
+  int end = fl_atomic_add_fetch(&s->live_used, count);
+  if (end > s->live_cap) return;
+  l->first = end - count;
+  l->count = count;
+  l->kept = 1;
+  memcpy(s->live_client + l->first, client, sizeof(int) * (size_t) count);
+  memcpy(s->live_value + l->first, value, sizeof(double) * (size_t) count);
+}
+
 /* Candidate j's gain from its live clients, packed from its column into
- * the thread's scratch; j keeps them as l if they are at most 1 /
- * FL_LIVE_SHARE of the column and the block has room for them. */
-static double pack_and_keep(fl_state *s, int j, fl_live *l)
+ * the thread's scratch, which j keeps (fl_live_keep). */
+static double pack_and_keep(fl_state *s, int j)
 {
   const fl_problem *p = &s->p;
   int id = fl_thread_id();
@@ -179,16 +204,15 @@ static double pack_and_keep(fl_state *s, int j, fl_live *l)
   int count = p->sim ? fl_live_pack(p->sim + at, s->cover, p->n, client, value)
                      : fl_live_pack_f(p->simf + at, s->cover, p->n, client, value);
   double g = list_gain(p->weight, s->cover, client, value, &count);
-  if (count > p->n / FL_LIVE_SHARE || fl_atomic_read(&s->live_used) > s->live_cap - count)
-    return g;
-  int end = fl_atomic_add_fetch(&s->live_used, count);
-  if (end > s->live_cap) return g;
-  l->first = end - count;
-  l->count = count;
-  l->kept = 1;
-  memcpy(s->live_client + l->first, client, sizeof(int) * (size_t) count);
-  memcpy(s->live_value + l->first, value, sizeof(double) * (size_t) count);
+  fl_live_keep(s, j, client, value, count);
   return g;
+}
+
+double fl_live_gain(fl_state *s, int j)
+{
+  fl_live *l = &s->live[j];
+  return list_gain(s->p.weight, s->cover, s->live_client + l->first, s->live_value + l->first,
+                   &l->count);
 }
 
 double fl_state_gain(fl_state *s, int j)
@@ -196,12 +220,9 @@ double fl_state_gain(fl_state *s, int j)
   const fl_problem *p = &s->p;
   if (!s->live) return fl_gain(p, j, s->cover);
   fl_live *l = &s->live[j];
-  if (l->kept) {
-    return list_gain(p->weight, s->cover, s->live_client + l->first,
-                     s->live_value + l->first, &l->count);
-  }
+  if (l->kept) return fl_live_gain(s, j);
   /* The first two gains scan the column: most candidates are evaluated
    * once or twice, and before the picks most of a column is live. */
   if (l->scans++ < 2) return fl_gain(p, j, s->cover);
-  return pack_and_keep(s, j, l);
+  return pack_and_keep(s, j);
 }

@@ -314,14 +314,19 @@ void fl_state_free(fl_state *s)
   s->chosen = NULL;
 }
 
-void fl_state_select(fl_state *s, int j, double gain, fl_result *res)
+void fl_state_record(fl_state *s, int j, double gain, fl_result *res)
 {
   s->chosen[j] = 1;
-  fl_cover_add(&s->p, j, s->cover, s->threads);
-  if (!fl_held(&s->p)) s->pairs += s->p.n;
   res->selected[res->nselected] = j;
   res->gains[res->nselected] = gain;
   res->nselected++;
+}
+
+void fl_state_select(fl_state *s, int j, double gain, fl_result *res)
+{
+  fl_cover_add(&s->p, j, s->cover, s->threads);
+  if (!fl_held(&s->p)) s->pairs += s->p.n;
+  fl_state_record(s, j, gain, res);
 }
 
 double fl_state_objective(const fl_state *s)

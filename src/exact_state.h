@@ -63,6 +63,15 @@ double fl_gain(const fl_problem *p, int j, const double *cover);
 void fl_live_init(fl_state *s);
 void fl_live_free(fl_state *s);
 double fl_state_gain(fl_state *s, int j);
+/* For a solver that computes its columns itself (celf_stream.c): the
+ * lists' block alone, at most `bytes` of it and no more than
+ * fl_live_init() takes (FL_OK or FL_ERR_NOMEM, nothing then allocated);
+ * j keeps the live clients of its column given (ascending, with their
+ * similarities) if they are at most 1 / FL_LIVE_SHARE of the clients
+ * and the block has room; the gain of a j that kept its list. */
+int fl_live_init_pool(fl_state *s, double bytes);
+void fl_live_keep(fl_state *s, int j, const int *client, const double *value, int count);
+double fl_live_gain(fl_state *s, int j);
 /* Most bytes of the lists and the threads' scratch (for the matrix in
  * single precision with single). */
 double fl_live_bytes(const fl_problem *p, int single, int threads);
@@ -121,6 +130,9 @@ double fl_objective_tiled_bytes(const fl_problem *p, int k, int threads);
 void fl_cover_add(const fl_problem *p, int j, double *cover, int threads);
 /* Commit candidate j: coverage update (parallel), record in res. */
 void fl_state_select(fl_state *s, int j, double gain, fl_result *res);
+/* Only its record: chosen, and the pick and its gain in res (for a solver
+ * that raised the coverage itself). */
+void fl_state_record(fl_state *s, int j, double gain, fl_result *res);
 /* f(S) from the coverage, summed serially so it never depends on threads. */
 double fl_state_objective(const fl_state *s);
 

@@ -79,6 +79,9 @@ typedef struct {
                         * (proven good enough); 0: every step */
   int single;         /* 1: the exact modes' matrix from points in single precision,
                        * rounded up (exact_state.h) */
+  int stream;         /* 1: mode dc from points computes its gains from the points
+                       * and holds no matrix (celf_stream.c) ... */
+  double stream_lists; /* ... and keeps lists of live clients in at most these bytes */
 } fl_control;
 
 typedef struct {

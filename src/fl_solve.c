@@ -48,15 +48,22 @@ static int needs_matrix(fl_mode mode)
   return strcmp(modes[mode].kind, "exact") == 0;
 }
 
+/* Does mode dc compute its gains from the points (celf_stream.c)? */
+static int streamed(const fl_problem *p, const fl_control *c)
+{
+  return c->stream && c->mode == FL_MODE_DC && !fl_held(p) && !p->cost;
+}
+
 /* Does the solve hold its matrix in single precision (exact_state.h)? */
 static int single_matrix(const fl_problem *p, const fl_control *c)
 {
-  return c->single && needs_matrix(c->mode) && !fl_held(p);
+  return c->single && needs_matrix(c->mode) && !fl_held(p) && !streamed(p, c);
 }
 
 static int solve_mode(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   if (c->mode < 0 || c->mode >= FL_MODE_COUNT) return FL_ERR_ARG;
+  if (streamed(p, c)) return fl_solve_dc_stream(p, c, res);
   if (p->cost) return needs_matrix(c->mode) ? fl_solve_budget(p, c, res) : FL_ERR_ARG;
   return modes[c->mode].solve(p, c, res);
 }
@@ -140,6 +147,7 @@ double fl_solve_bytes(const fl_problem *p, const fl_control *c)
 {
   double n = p->n, m = p->m;
   double base = 8.0 * n + m + 24.0 * m;     /* coverage, chosen, heap entries */
+  if (streamed(p, c)) return base + fl_dc_stream_bytes(p, c);
   if (needs_matrix(c->mode) && !fl_held(p)) base += fl_matrix_bytes(p, c->single);
   if (needs_matrix(c->mode) && !p->sp_p) base += fl_live_bytes(p, single_matrix(p, c), c->threads);
   if (single_matrix(p, c))    /* fl_objective_tiled()'s similarities */

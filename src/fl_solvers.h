@@ -7,6 +7,9 @@
 int fl_solve_g(const fl_problem *p, const fl_control *c, fl_result *res);
 int fl_solve_c(const fl_problem *p, const fl_control *c, fl_result *res);
 int fl_solve_dc(const fl_problem *p, const fl_control *c, fl_result *res);
+/* dc from points without its matrix (celf_stream.c), and its working memory */
+int fl_solve_dc_stream(const fl_problem *p, const fl_control *c, fl_result *res);
+double fl_dc_stream_bytes(const fl_problem *p, const fl_control *c);
 /* the matrix-free generations, and their working memory */
 int fl_solve_hc(const fl_problem *p, const fl_control *c, fl_result *res);
 int fl_solve_hpc(const fl_problem *p, const fl_control *c, fl_result *res);

@@ -200,6 +200,17 @@
  * the clients against a larger skip table. */
 #define FL_INIT_BATCH 16
 
+/* Mode dc without its matrix (celf_stream.c): candidates a thread in the
+ * first batch of a refresh, evaluated together against one read of the
+ * packed clients (a multiple of FL_TILE_ROWS: larger, more gains taken
+ * ahead of need), and doublings of it while the top stays stale (larger:
+ * fewer reads of the clients, more room for the candidates' lists, 12 n
+ * bytes a candidate a thread); and blocks per thread of the first gains
+ * between two checks for an interrupt. */
+#define FL_STREAM_ROWS (2 * FL_TILE_ROWS)
+#define FL_STREAM_GROWTH 2
+#define FL_STREAM_SLICE 16
+
 /* -- Bound effort: tighter `bound` against more evaluations ------------ */
 
 /* Kernel evaluations allowed to tighten the final bound of the matrix-free

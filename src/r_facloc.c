@@ -42,7 +42,8 @@ static void report_progress(void *ctx, int round, int nsel, double objective)
 }
 
 /* control: list(mode, k, threads, batch, eps, tau, clusters, group_size,
- * seed, epsilon, target, certify, single, verbose (read by facloc_solve())), as
+ * seed, epsilon, target, certify, single, stream, stream_lists, verbose (read by
+ * facloc_solve())), as
  * solver_control() builds it. */
 static fl_control control_from_list(SEXP list)
 {
@@ -62,6 +63,8 @@ static fl_control control_from_list(SEXP list)
   c.certify = fl_r_int(control, "certify");
   c.certify_goal = fl_r_double(control, "certify_goal");
   c.single = fl_r_lgl(control, "single") == TRUE;
+  c.stream = fl_r_lgl(control, "stream") == TRUE;
+  c.stream_lists = fl_r_double(control, "stream_lists");
   return c;
 }
 

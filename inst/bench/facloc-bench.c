@@ -852,11 +852,14 @@ static void fuzz_one(void)
       /* rounds of several picks: hc and hpc then refresh their heaps in
        * two phases at 2 or 3 threads */
       if (!exact && rng_unif() < 0.5) c.batch = rng_int(2, 4);
+      /* dc computing its gains from the points in one case of two */
+      if (mode == FL_MODE_DC) c.stream = rng_unif() < 0.5;
+      c.stream_lists = 1e5;   /* room for a few lists of live clients */
       int exact_run = is_exact(&c);
       c.clusters = rng_int(1, 8);
       c.group_size = rng_int(1, 3);
-      snprintf(what, sizeof what, "%s/%d%s", fl_mode_name((fl_mode) mode), threads,
-               exact_run ? "" : " relaxed");
+      snprintf(what, sizeof what, "%s/%d%s%s", fl_mode_name((fl_mode) mode), threads,
+               exact_run ? "" : " relaxed", c.stream ? " streamed" : "");
       run(&in.p, &c, &o);
       if (!exact && o.status == FL_ERR_ARG) { stats.skipped++; continue; }  /* not built yet */
       if (o.status != FL_OK) { FAIL("%s: status %d", what, o.status); continue; }
