@@ -143,8 +143,9 @@ facility_modes <- function(kind = NULL) {
 #'   [facloc_memory_limit()] and computing its gains from the points
 #'   beyond, since there the matrix-free modes' cluster bounds prune little
 #'   and `"dc"` was as fast or faster (embeddings: up to 11 times with its
-#'   matrix at n = 10,000; 1.5 times without at n = 30,000); for a
-#'   precomputed `similarity` or `dist`, and with a `budget` or `cost`.
+#'   matrix at n = 10,000; without it at n = 100,000, d = 128, k = 100,
+#'   144 s against 152 s at 2 threads); for a precomputed `similarity` or
+#'   `dist`, and with a `budget` or `cost`.
 #'   `"nhpc"` for other, larger sets of points.
 #' @param threads Number of threads, by default [facloc_threads()]; capped at
 #'   the available processors.
@@ -631,9 +632,10 @@ certify_steps <- function(control, mode) {
 # times n^2 pairs and took 0.72 to 2.5 times as long as "dc" on three
 # families at n = 5000 and 1.1 to 11 times on unit-length embeddings at
 # n = 10000 (inst/bench/results/mode-crossover.csv, embeddings.csv); at
-# n = 30000, d = 128, k = 100 "nhpc" took 15.8 s at 2 threads and "dc"
-# without its matrix 10.4 s (2.6 and 4.0 n^2 pairs), and at n = 100,000
-# see embeddings-n100000.csv.  "nhpc" for the other point sets.
+# n = 100,000, d = 128, k = 100, 2 threads, "dc" without its matrix took
+# 144 s (4.7 n^2 pairs at 84 GFLOP/s) and "nhpc" 152 s (1.9 n^2 pairs at
+# 31 GFLOP/s; embeddings-n100000.csv), the same f(S).  "nhpc" for the
+# other point sets.
 exact_default_cells <- 1e7
 exact_default_dim <- 128L
 exact_default_bytes <- 2^30
