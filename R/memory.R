@@ -5,7 +5,8 @@
 #'
 #' Every solver estimates its working memory before allocating anything and
 #' fails with an error of class `facloc_error_memory` when the estimate
-#' exceeds this limit. The limit is the option `facloc.memory_limit` (in
+#' exceeds this limit; mode `"dc"` on points then computes its gains from
+#' the points instead of holding the matrix (see [facility_greedy()]). The limit is the option `facloc.memory_limit` (in
 #' bytes) when set; otherwise 80% of the memory the operating system reports
 #' available (`MemAvailable` in `/proc/meminfo`), or 16 GiB where that is
 #' not known.
