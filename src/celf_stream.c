@@ -7,12 +7,13 @@
  * sums a column, and the coverage raised from the same tiles: the picks
  * and gains of dc with its matrix, in memory linear in n + m.
  *
- * One heap.  A refresh pops the stale entries at its top, up to a batch
- * (FL_STREAM_ROWS candidates a thread), and evaluates them together: the
- * ones beyond the first are evaluated ahead, which costs little beside
- * the read of the clients they share.  A fresh key is an exact gain and a
- * stale one an upper bound (submodularity), so a fresh top is greedy's
- * pick, ties to the lowest index. */
+ * One heap.  A refresh pops the stale entries at its top, a batch at a
+ * time (refresh_top), and evaluates them together: the ones beyond the
+ * first are evaluated ahead, which costs little beside the read of the
+ * clients they share.  A fresh key is an exact gain and a stale one an
+ * upper bound (submodularity), so a fresh top is greedy's pick, ties to
+ * the lowest index.  A candidate whose live clients are few keeps them
+ * (exact_gain.c's lists): its later gains read the list, no kernel. */
 #include <stdlib.h>
 #include <string.h>
 #include "celf_common.h"
@@ -34,7 +35,7 @@ typedef struct {
 typedef struct {
   const fl_problem *p;
   fl_tiles t;
-  int threads, team, rows;   /* rows: candidates of a block of the first gains */
+  int team, rows;      /* rows: candidates of a block of the first gains */
   stream_scratch *w;   /* team of them, made once: the lists' room is large */
 } fl_stream;
 
@@ -69,7 +70,6 @@ static void scratch_free(stream_scratch *w)
 static int stream_init(fl_stream *S, const fl_problem *p, int threads, int rows)
 {
   S->p = p;
-  S->threads = threads;
   S->team = fl_team(threads);
   S->rows = rows;
   S->w = calloc((size_t) S->team, sizeof(stream_scratch));
@@ -157,7 +157,7 @@ static void block_gains(const fl_stream *S, fl_state *s, const int *js, int cnt,
 }
 
 /* The gains of js[0..cnt-1], blocks of `rows` candidates shared out among
- * the threads, with lists (rows FL_STREAM_ROWS) or not. */
+ * the threads, with lists (the blocks of a refresh) or not. */
 static void stream_gains(const fl_stream *S, fl_state *s, const int *js, int cnt, int rows,
                          int lists, double *gain)
 {
