@@ -39,8 +39,8 @@ test_that("SIGINT stops dc computing its gains from the points, which can solve 
     "set.seed(1); X <- matrix(rnorm(12000), 6000); options(facloc.memory_limit = 5e7)",
     "res <- tryCatch({fit <- facility_greedy(X, 4000, mode = 'dc', threads = 2, sigma = 0.3, verbose = TRUE); paste('finished', fit$streamed)}, interrupt = function(e) paste(class(e), collapse = ' '))",
     "cat('CAUGHT:', res, '\\n')",
-    "fit <- facility_greedy(X[1:500, ], 4, mode = 'dc', sigma = 0.3); options(facloc.memory_limit = 1e6)",
-    "cat('AGAIN:', identical(fit$selected, facility_greedy(X[1:500, ], 4, mode = 'dc', sigma = 0.3)$selected), '\\n')"
+    "fit <- facility_greedy(X[1:1500, ], 4, mode = 'dc', sigma = 0.3); options(facloc.memory_limit = 6e6)",
+    "cat('AGAIN:', identical(fit$selected, facility_greedy(X[1:1500, ], 4, mode = 'dc', sigma = 0.3)$selected), '\\n')"
   ), triggers = "facloc: round 5,")
   expect_true(any(grepl("CAUGHT: facloc_interrupt interrupt condition", text)), info = paste(text, collapse = "\n"))
   expect_false(any(grepl("finished", text[grepl("CAUGHT", text)])))

@@ -5,7 +5,9 @@
 # "dc" holding its matrix.
 
 # Both runs of "dc" on the same arguments, the second under `limit`,
-# between the streamed solve's memory and the held one's.
+# between the streamed solve's memory (the packed points, a thread's room
+# for 128 candidates and the lists of 48, and a quarter of the limit for
+# the lists kept) and the held one's.
 held_and_streamed <- function(X, k, limit, ...) {
   held <- facility_greedy(X, k, mode = "dc", ...)
   streamed <- with_memory_limit(limit, facility_greedy(X, k, mode = "dc", ...))
@@ -25,7 +27,7 @@ test_that("streamed dc is greedy (plain-R oracle) and dc's bits", {
   # 700 clients: two full tiles of 256 clients and a part; d = 5
   X <- matrix(rnorm(700 * 5), 700)
   w <- runif(700, 0.5, 2)
-  runs <- held_and_streamed(X, 25, 2e6, sigma = 1.5, weights = w, threads = 2)
+  runs <- held_and_streamed(X, 25, 3e6, sigma = 1.5, weights = w, threads = 2)
   expect_same_bits(runs, "weights, 2 threads")
   W <- ref_similarity(X, sigma = 1.5)
   expect_greedy_tied(runs$streamed, W, weights = w, label = "streamed")
@@ -35,11 +37,11 @@ test_that("streamed dc is greedy (plain-R oracle) and dc's bits", {
 
 test_that("streamed dc keeps initial facilities, candidates apart and one thread", {
   set.seed(12)
-  X <- matrix(rnorm(650 * 4), 650)
-  expect_same_bits(held_and_streamed(X, 30, 2e6, initial = c(7, 300, 649), threads = 1),
+  X <- matrix(rnorm(1500 * 4), 1500)
+  expect_same_bits(held_and_streamed(X, 30, 6e6, initial = c(7, 300, 1499), threads = 1),
                    "initial")
-  C <- X[seq(1, 650, by = 2), ] + 0.01
-  runs <- held_and_streamed(X, 30, 1.5e6, candidates = C, threads = 2)
+  C <- X[seq(1, 1500, by = 2), ] + 0.01
+  runs <- held_and_streamed(X, 30, 6e6, candidates = C, threads = 2)
   expect_same_bits(runs, "candidates")
   W <- ref_similarity(X, C, sigma = runs$held$sigma)
   expect_greedy_tied(runs$streamed, W, label = "candidates")
@@ -48,15 +50,15 @@ test_that("streamed dc keeps initial facilities, candidates apart and one thread
 test_that("streamed dc spans several depth slices of the tiled kernel", {
   set.seed(13)
   # d = 300: three slices of FL_TILE_DEPTH = 128 coordinates
-  X <- matrix(rnorm(1200 * 300), 1200)
-  runs <- held_and_streamed(X, 40, 8e6, threads = 2)
+  X <- matrix(rnorm(1500 * 300), 1500)
+  runs <- held_and_streamed(X, 40, 14e6, threads = 2)
   expect_same_bits(runs, "d = 300")
 })
 
 test_that("streamed dc reports how it ran and stays within its memory", {
   set.seed(14)
   X <- matrix(rnorm(700 * 5), 700)
-  fit <- with_memory_limit(2e6, facility_greedy(X, 10, mode = "dc"))
+  fit <- with_memory_limit(3e6, facility_greedy(X, 10, mode = "dc"))
   expect_output(print(fit), "no matrix: gains from the points", fixed = TRUE)
   expect_true(summary(fit)$streamed)
   expect_true(is.finite(fit$bound) && fit$bound >= fit$objective)
