@@ -24,8 +24,8 @@
 
 /* A thread's room for a block of candidates: their rows and norms
  * gathered, packed, and a tile of their similarities; and, for the blocks
- * of a refresh, each one's live clients as the tiles pass (n of them a
- * candidate). */
+ * of a refresh, each one's live clients as the tiles pass (list_room()
+ * of them a candidate). */
 typedef struct {
   double *ys, *yn, *tile, *value;
   void *yp;
@@ -36,7 +36,7 @@ typedef struct {
   const fl_problem *p;
   fl_tiles t;
   int team, rows;      /* rows: candidates of a block of the first gains */
-  stream_scratch *w;   /* team of them, made once: the lists' room is large */
+  stream_scratch *w;   /* team of them, made once */
 } fl_stream;
 
 /* The most candidates of a block of a refresh. */
@@ -45,10 +45,17 @@ static int stream_rows_most(void)
   return FL_STREAM_ROWS << FL_STREAM_GROWTH;
 }
 
+/* Entries of a candidate's list while the tiles pass: one past the most
+ * it may keep, which tells that it may not. */
+static size_t list_room(const fl_problem *p)
+{
+  return (size_t) (p->n / FL_LIVE_SHARE) + 1;
+}
+
 static int scratch_init(stream_scratch *w, const fl_stream *S, int rows)
 {
   int d = S->p->d;
-  size_t room = (size_t) stream_rows_most() * S->p->n;
+  size_t room = (size_t) stream_rows_most() * list_room(S->p);
   w->ys = malloc(sizeof(double) * (size_t) rows * d);
   w->yn = malloc(sizeof(double) * (size_t) rows);
   w->tile = malloc(sizeof(double) * (size_t) rows * FL_TILE_CLIENTS);
@@ -134,6 +141,7 @@ static void block_gains(const fl_stream *S, fl_state *s, const int *js, int cnt,
   const fl_problem *p = S->p;
   const double *wt = p->weight, *cover = s->cover;
   const int n = p->n, most = n / FL_LIVE_SHARE;
+  const size_t room = list_room(p);
   fl_problem q;
   fl_tiles tv;
   gather(S, js, cnt, w, &q, &tv);
@@ -148,12 +156,12 @@ static void block_gains(const fl_stream *S, fl_state *s, const int *js, int cnt,
       else for (int i = i0; i < i0 + nc; i++) g += fl_positive(t[i] - cover[i]);
       gain[a] = g;
       if (lists && w->count[a] <= most)
-        tile_live(t, cover, i0, nc, most, w->client + (size_t) a * n, w->value + (size_t) a * n,
+        tile_live(t, cover, i0, nc, most, w->client + a * room, w->value + a * room,
                   &w->count[a]);
     }
   }
   for (int a = 0; lists && a < cnt; a++)
-    fl_live_keep(s, js[a], w->client + (size_t) a * n, w->value + (size_t) a * n, w->count[a]);
+    fl_live_keep(s, js[a], w->client + a * room, w->value + a * room, w->count[a]);
 }
 
 /* The gains of js[0..cnt-1], blocks of `rows` candidates shared out among
@@ -264,7 +272,7 @@ double fl_dc_stream_bytes(const fl_problem *p, const fl_control *c)
   double rows = first_rows(p, c->threads);
   double tiles = 8.0 * ((double) fl_tile_packed(p->n, p->d) + p->n + p->m + p->d);
   double scratch = 8.0 * rows * (2.0 * p->d + 2.0 + FL_TILE_CLIENTS) + 64.0 * p->d +
-                   12.0 * stream_rows_most() * (double) p->n;
+                   12.0 * stream_rows_most() * (double) list_room(p);
   double lists = (double) p->m * sizeof(fl_live) + c->stream_lists;
   return tiles + fl_team(c->threads) * scratch + lists + 20.0 * p->m;
 }
