@@ -27,12 +27,22 @@ test_that("an exact mode above the limit fails with facloc_error_memory naming t
 test_that("every exact mode is refused, and the limit itself is enough", {
   for (mode in facility_modes("exact")) {
     need <- solve_bytes(Xm, 5, mode)
-    with_memory_limit(need - 1,
-      expect_error(facility_greedy(Xm, 5, mode = mode, threads = 1, sigma = 1),
-                   class = "facloc_error_memory"))
+    below <- with_memory_limit(need - 1, tryCatch(
+      facility_greedy(Xm, 5, mode = mode, threads = 1, sigma = 1),
+      facloc_error_memory = function(e) e))
     fit <- with_memory_limit(need, facility_greedy(Xm, 5, mode = mode, threads = 1, sigma = 1))
     expect_length(fit$selected, 5)
+    expect_false(fit$streamed)
+    if (mode != "dc") {
+      expect_s3_class(below, "facloc_error_memory")
+      next
+    }
+    # "dc" on points computes its gains from the points instead (test-stream.R)
+    expect_true(below$streamed)
+    expect_identical(below$selected, fit$selected)
   }
+  expect_error(with_memory_limit(1e4, facility_greedy(Xm, 5, mode = "dc", threads = 1, sigma = 1)),
+               class = "facloc_error_memory")
 })
 
 test_that("a request far beyond the machine fails before allocating anything", {

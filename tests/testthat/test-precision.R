@@ -153,7 +153,7 @@ test_that("in hundreds of dimensions (several float slices) the bound still hold
 test_that("single precision halves the matrix's memory and fits where double is refused", {
   set.seed(5)
   X <- matrix(rnorm(600), 300)
-  bytes <- function(control, mode = "dc") {
+  bytes <- function(control, mode = "c") {
     .Call(C_facloc_solve_bytes, facility_problem(X, 1),
           solver_control(control, mode, 5L, 1L, FALSE))
   }
@@ -162,10 +162,13 @@ test_that("single precision halves the matrix's memory and fits where double is 
   expect_lt(single_need, double_need - 3.9 * 300 * 300)
   expect_gt(single_need, 4 * 300 * 300)
   err <- with_memory_limit(single_need, expect_error(
-    facility_greedy(X, 5, mode = "dc", sigma = 1, threads = 1), class = "facloc_error_memory"))
-  fit <- with_memory_limit(single_need, facility_greedy(X, 5, mode = "dc", sigma = 1,
+    facility_greedy(X, 5, mode = "c", sigma = 1, threads = 1), class = "facloc_error_memory"))
+  fit <- with_memory_limit(single_need, facility_greedy(X, 5, mode = "c", sigma = 1,
                                                         threads = 1, control = single))
   expect_length(fit$selected, 5)
+  # "dc" there computes its gains from the points instead (test-stream.R)
+  expect_true(with_memory_limit(single_need, facility_greedy(X, 5, mode = "dc", sigma = 1,
+                                                             threads = 1))$streamed)
   # the matrix-free modes hold no matrix: the same need and the same answer
   expect_identical(bytes(single, "nhpc"), bytes(facility_control(), "nhpc"))
   expect_identical(facility_greedy(X, 5, mode = "hpc", sigma = 1, threads = 1, control = single)[c("selected", "objective", "bound")],
