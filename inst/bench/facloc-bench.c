@@ -357,17 +357,19 @@ static int same_selection(const run_out *a, const run_out *b)
 
 /* a selects what greedy reference ref selects, up to a tie within
  * rounding: at the first difference both picks gained the same to 1e-12
- * (the matrix-free modes sum the same similarities in another order, with
- * an exp() within 1 ulp of the C library's, so a pair of candidates whose
- * gains differ in the last bit may be ordered either way). */
-static int greedy_equivalent(const run_out *a, const run_out *ref)
+ * plus `slack`, how far the two kernels' similarities may differ
+ * (kernel_slack(): g reads the tiled kernel's, the matrix-free modes take
+ * each pair's differences; they also sum in another order, with an exp()
+ * within 1 ulp of the C library's).  Seed 16 without OpenMP under ASan,
+ * case 16: two gains 7.1e-12 apart, ordered either way. */
+static int greedy_equivalent(const run_out *a, const run_out *ref, double slack)
 {
   if (same_selection(a, ref)) return 1;
   int t = 0;
   while (t < a->r.nselected && t < ref->r.nselected && a->sel[t] == ref->sel[t]) t++;
   if (t == a->r.nselected || t == ref->r.nselected) return 0;
   double ga = a->gains[t], gr = ref->gains[t];
-  if (fabs(ga - gr) > 1e-12 * fabs(gr)) return 0;
+  if (fabs(ga - gr) > (1e-12 + slack) * fabs(gr)) return 0;
   stats.ties++;
   return 1;
 }
@@ -864,7 +866,8 @@ static void fuzz_one(void)
       if (!exact && o.status == FL_ERR_ARG) { stats.skipped++; continue; }  /* not built yet */
       if (o.status != FL_OK) { FAIL("%s: status %d", what, o.status); continue; }
       check_result(&in.p, &c, &o, what);
-      if (exact_run && !greedy_equivalent(&o, &ref)) FAIL("%s: selection differs from g", what);
+      if (exact_run && !greedy_equivalent(&o, &ref, room - 1.0))
+        FAIL("%s: selection differs from g", what);
       if (!(o.r.objective <= ref.r.bound * room))
         FAIL("%s: objective %.17g above g's bound %.17g", what, o.r.objective, ref.r.bound);
       alloc_fill = 0x7f;
