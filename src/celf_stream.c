@@ -212,16 +212,18 @@ static int first_rows(const fl_problem *p, int threads)
   return rows > stream_rows_most() ? rows : stream_rows_most();
 }
 
-/* The coverage of the initial facilities, from the tiles (fl_state_init
- * took it pair by pair) and the first gains of the open candidates into
- * their entries, a slice of candidates at a time so that an interrupt is
- * seen between slices.  FL_OK or FL_INTERRUPTED; *nopen the entries. */
+/* The initial facilities open, their coverage from the tiles, and the
+ * first gains of the open candidates into their entries, a slice of
+ * candidates at a time so that an interrupt is seen between slices.
+ * FL_OK or FL_INTERRUPTED; *nopen the entries. */
 static int stream_start(fl_state *s, const fl_stream *S, const fl_control *c,
                         fl_entry *entries, int *js, double *gain, int *nopen)
 {
   const fl_problem *p = S->p;
-  memset(s->cover, 0, sizeof(double) * (size_t) p->n);
-  for (int t = 0; t < p->ninitial; t++) stream_cover(S, p->initial[t], s->cover);
+  for (int t = 0; t < p->ninitial; t++) {
+    s->chosen[p->initial[t]] = 1;
+    stream_cover(S, p->initial[t], s->cover);
+  }
   int count = 0;
   for (int j = 0; j < p->m; j++)
     if (!s->chosen[j]) js[count++] = j;
@@ -259,8 +261,7 @@ static void refresh_top(fl_state *s, const fl_stream *S, fl_heap *h, int round, 
         js[cnt++] = e.idx;
     }
     if (cnt == 0) continue;
-    int share = (cnt + S->team - 1) / S->team;   /* a block for every thread */
-    share += (FL_TILE_ROWS - share % FL_TILE_ROWS) % FL_TILE_ROWS;
+    int share = fl_tile_candidates_for(s->p.d, cnt, S->team);   /* a block for every thread */
     stream_gains(S, s, js, cnt, share < rows ? share : rows, 1, gain);
     for (int a = 0; a < cnt; a++) fl_heap_push(h, (fl_entry) { gain[a], js[a], round });
     s->pairs += (double) cnt * s->p.n;
@@ -281,7 +282,10 @@ int fl_solve_dc_stream(const fl_problem *p, const fl_control *c, fl_result *res)
 {
   fl_state s;
   fl_stream S;
-  if (fl_state_init(&s, p, c->threads, FL_NO_MATRIX) != FL_OK) return FL_ERR_NOMEM;
+  fl_problem none = *p;   /* fl_state_init would cover the initial ones pair by pair */
+  none.ninitial = 0;
+  if (fl_state_init(&s, &none, c->threads, FL_NO_MATRIX) != FL_OK) return FL_ERR_NOMEM;
+  s.p = *p;
   fl_entry *entries = malloc(sizeof(fl_entry) * (size_t) p->m);
   int *js = malloc(sizeof(int) * (size_t) p->m);
   double *gain = malloc(sizeof(double) * (size_t) p->m);
