@@ -401,7 +401,19 @@ check_cosine_call <- function(has_points, X, sigma, similarity, cl, mode) {
 #'   The first evaluations, while no client is covered, visit every leaf
 #'   whose ball holds the candidate and, of the others, those whose mass
 #'   estimate is at least 1/10 of the threshold (their bounds are loose),
-#'   and add the skipped leaves' mass estimates to the gain. Where more
+#'   and add the skipped leaves' mass estimates to the gain. Where the
+#'   kernel is wide beside the leaves, most candidates skip their first
+#'   evaluation altogether: each is keyed by an upper bound on its first
+#'   gain from the leaves' first two moments (over a leaf, exp(-a) lies
+#'   below its chord over the leaf's range of exponents, and the chord's
+#'   weighted mean is exact), a few percent above the gain, and only the
+#'   candidates whose bound reaches the best gain found are evaluated
+#'   before the first pick (wherever that pick covers at least half of
+#'   the clients' weight, as the best gain found before it does, and
+#'   those candidates' evaluations, at up to one pair per client each,
+#'   would cost at most a quarter of the first evaluations they spare, as
+#'   measured on one in 16); the rest are evaluated together after the
+#'   first round's picks, whose coverage changes their gains anyway. Where more
 #'   than 12% of the leaves look like parts of several of the data's
 #'   clusters (they spread along one direction more than twice as much as
 #'   an isotropic sample of their size could, and two groups split along

@@ -217,6 +217,20 @@ void fl_clusters_reduce(fl_clusters *cl);
 /* Every pruned client back in the evaluations, and tau halfway to 1, so
  * that fewer are pruned again (serial). */
 void fl_clusters_readmit(fl_clusters *cl);
+/* The leaves' moments that fl_chords_bound reads (cl_chords.c), per leaf
+ * (krow floats each, zeros past K): V, the sum of v_i = w_i (1 - m_i) over
+ * its clients; s2, their v-weighted mean squared distance to its center;
+ * g, the distance of their v-weighted mean to the center; lift, what the
+ * center's norm adds to the rounding of a distance to it (FL_DOT_LIFT). */
+typedef struct {
+  float *mass, *s2, *g, *lift;
+} fl_chords;
+int fl_chords_init(const fl_clusters *cl, fl_chords *ch);
+void fl_chords_free(fl_chords *ch);
+/* ub[q]: an upper bound on the similarity mass sum_i v_i s_i of candidate
+ * idx[q] (a row of cl->y), q < count, by the leaves' chords (in parallel). */
+int fl_chords_bound(const fl_clusters *cl, const fl_chords *ch, const int *idx, int count,
+                    double *ub);
 /* f(S) from the coverage, summed serially in layout order. */
 double fl_clusters_objective(const fl_clusters *cl);
 

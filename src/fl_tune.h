@@ -269,6 +269,19 @@
  * fraction of the solve's others: they add at most that much work. */
 #define FL_LOOSE_SHARE 0.1
 
+/* Round 0 evaluates only the candidates whose chord bounds reach the best
+ * first gain (mf_first.c) where their evaluations, at up to n pairs each,
+ * would cost at most this share of the first evaluations they spare (an
+ * evaluation through the heaps costs about 2.5 times the pairs' time of
+ * the first evaluations', medium, median sigma, one thread). */
+#define FL_LAZY_SHARE 0.25
+/* ... measured on every this-many-th open candidate first. */
+#define FL_LAZY_SAMPLE 16
+/* ... and only where the best first gain found is at least this share of
+ * the clients' room (the kernel is wide: after the first pick most gains
+ * change anyway). */
+#define FL_LAZY_COVER 0.5
+
 /* The first evaluations, with nothing covered, skip the clusters later
  * ones would skip at this many times their threshold, keyed with the
  * mass estimate of what they skip. */

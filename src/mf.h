@@ -146,6 +146,8 @@ struct fl_mf {
   int again;             /* the round made no pick: its lead fell behind when
                           * evaluated finely in fl_mf_merge, and it runs again */
   int guess;             /* evaluations coarser, keys adding their guess (first_gains) */
+  int deferred;          /* keyed by the chord bounds, candidates not yet evaluated
+                          * wait for the first picks (fl_mf_deferred_gains) */
   double round_work;     /* the last round's kernel pairs plus the clients: what
                           * the next round's team is sized by (fl_mf_team) */
   unsigned char *chosen; /* m */
@@ -332,6 +334,7 @@ void fl_mf_team_gains(fl_mf *r, int np, double thresh, double *gain, double *ub)
 /* mf_first.c: the heaps and every candidate's first evaluation */
 double fl_mf_setup_heaps(fl_mf *r, const fl_problem *p, int *open);
 int fl_mf_first_gains(fl_mf *r, int nopen, int covered);
+int fl_mf_deferred_gains(fl_mf *r, int round);
 
 /* mf_heaps.c */
 void fl_mf_round_start(fl_mf *r, int round);

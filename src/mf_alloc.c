@@ -14,7 +14,9 @@ double fl_mf_bytes(const fl_problem *p, const fl_control *c, const fl_mf_config 
   double post = fl_mf_post_most(g, c);
   double nchunks = (double) p->n / FL_CHUNK + K;
   return fl_clusters_bytes(p, c) + 18.0 * p->m + 16.0 * p->m
-    + 16.0 * p->m + 12.0 * K   /* first_plan's */
+    + 24.0 * p->m + 12.0 * K   /* first_plan's, and the list of what it orders */
+    + 0.75 * p->m + 16.0 * (K + FL_COLS_PAD)   /* the chord bounds' (cl_chords.c) */
+    + c->threads * (72.0 * p->d + 4.0 * (FL_DOT_BATCH + 3) * (K + FL_COLS_PAD))
     + 8.0 * p->m               /* the online bound's keys */
     + 8.0 * (nchunks + 1.0)    /* post_work */
     + (H * post + (c->threads + 1.0) * FL_TEAM_BATCH) * (24.0 * nchunks + 65.0 + 4.0 * p->d)

@@ -48,6 +48,8 @@ static int solve_rounds(fl_mf *r, const fl_control *c, fl_result *res, double f)
     /* skip clusters that cannot add eps of the gain the last pick made */
     r->thresh = r->exact_tail ? 0.0 : c->eps * last;
     res->rounds = round + 1;
+    int status = r->deferred && r->nselected < r->k ? fl_mf_deferred_gains(r, round + 1) : FL_OK;
+    if (status != FL_OK) return status;
     fl_progress(c, round + 1, res->nselected, f);
   }
   return FL_OK;

@@ -250,7 +250,9 @@ SEXP facloc_tunables(void)
     { "FL_FINE_FRACTION", FL_FINE_FRACTION }, { "FL_GAIN_FRACTION", FL_GAIN_FRACTION },
     { "FL_CONTEST", FL_CONTEST }, { "FL_TEAM_BATCH", FL_TEAM_BATCH },
     { "FL_LOOSE_SHARE", FL_LOOSE_SHARE }, { "FL_PRUNE_SHARE", FL_PRUNE_SHARE },
-    { "FL_DUAL_RISES", FL_DUAL_RISES }, { "FL_DUAL_RAISE_GAIN", FL_DUAL_RAISE_GAIN }
+    { "FL_DUAL_RISES", FL_DUAL_RISES }, { "FL_DUAL_RAISE_GAIN", FL_DUAL_RAISE_GAIN },
+    { "FL_LAZY_SHARE", FL_LAZY_SHARE }, { "FL_LAZY_SAMPLE", FL_LAZY_SAMPLE },
+    { "FL_LAZY_COVER", FL_LAZY_COVER }
   };
   const int n = (int) (sizeof tunable / sizeof tunable[0]);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, n));

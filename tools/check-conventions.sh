@@ -75,6 +75,8 @@ FL_RAISE_SLACK      rounding margin
 FL_BALLS_SLACK      rounding margin
 FL_UB_SLACK         rounding margin
 FL_DUAL_BALL_MARGIN rounding margin
+FL_CHORD_SLACK      rounding margin
+FL_CHORD_AMAX       math: exponent cap below FL_EXPF_XMAX (values stay upper bounds)
 FL_ZERO_GAIN        rounding floor: below it a float gain is noise
 FL_Z_MAX            guard that keeps drop_estimated() finite
 FL_TINY_DIST        guard that keeps drop_estimated() finite

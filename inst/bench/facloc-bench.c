@@ -648,6 +648,34 @@ static void check_plan(fl_clusters *cl, const fl_cand *cand, double offset)
   free(df); free(eval); free(leaf);
 }
 
+/* Invariant 7b: the chord bounds (cl_chords.c) bound every candidate's
+ * similarity mass sum_i w_i (1 - m_i) s_ij, against the coverage set. */
+static void check_chords(const fl_clusters *cl, double offset)
+{
+  fl_chords ch;
+  int *idx = malloc(sizeof(int) * (size_t) cl->m);
+  double *ub = malloc(sizeof(double) * (size_t) cl->m);
+  if (!idx || !ub || fl_chords_init(cl, &ch) != FL_OK) {
+    FAIL("chords: out of memory");
+    free(idx); free(ub);
+    return;
+  }
+  for (int j = 0; j < cl->m; j++) idx[j] = j;
+  if (fl_chords_bound(cl, &ch, idx, cl->m, ub) != FL_OK) FAIL("chords: out of memory");
+  else
+    for (int j = 0; j < cl->m; j++) {
+      double mass = 0.0;
+      for (int i = 0; i < cl->n; i++)
+        mass += cl->ws[i] * (1.0 - cl->cover[i]) *
+          fl_rbf(cl->xs + (size_t) i * cl->d, cl->y + (size_t) j * cl->d, cl->d, cl->inv2s2);
+      if (!(mass <= ub[j]))
+        FAIL("chords (offset %g): mass %.17g of candidate %d above its bound %.17g",
+             offset, mass, j, ub[j]);
+    }
+  fl_chords_free(&ch);
+  free(idx); free(ub);
+}
+
 /* Invariant 7: what the matrix-free modes compute in single precision
  * holds against the exact kernel, also with every coordinate shifted far
  * from 0, where single precision rounds the most: the cluster bounds bound
@@ -673,6 +701,7 @@ static void check_reach(const instance *in)
     }
     for (int i = 0; i < p.n; i++)   /* without rng_unif(): the cases stay as they were */
       cl.cover[i] = i % 2 ? 0.0 : (double) (((unsigned) i * 2654435761u) % 1000) / 1000;
+    check_chords(&cl, offsets[o]);
     double *hw = malloc(sizeof(double) * cl.K), *dist = malloc(sizeof(double) * cl.K);
     float *yo = malloc(sizeof(float) * p.d * FL_DOT_BATCH);
     fl_cand cand[FL_DOT_BATCH];

@@ -181,3 +181,45 @@ test_that("heavy tails at twice the median sigma: no mode keeps a far outlier wa
     expect_no_idle_pick(W, fit, label)
   }
 })
+
+test_that("a wide kernel's first pick comes from bounds: few evaluations, greedy's picks", {
+  # quakes, all five columns scaled: at the median heuristic the chord
+  # bounds on the first gains leave few candidates that could be the first
+  # pick, so few are evaluated before it; at a tenth of it they are loose,
+  # and every candidate is evaluated first, as before.
+  Q <- scale(as.matrix(datasets::quakes))
+  n <- nrow(Q)
+  for (mult in c(1, 0.1)) {
+    sigma <- mult * facility_sigma(Q)
+    W <- ref_similarity(Q, sigma = sigma)
+    ref <- ref_greedy(W, 20)
+    for (mode in facility_modes("matrix-free")) for (threads in 1:2) {
+      label <- paste(mode, threads, "sigma x", mult)
+      one <- facility_greedy(Q, 1, mode = mode, sigma = sigma, threads = threads)
+      expect_identical(one$selected, ref$selected[1], label = label)
+      if (mult == 1) expect_lt(one$evaluations, n / 4, label = label)
+      else expect_gt(one$evaluations, n, label = label)
+      fit <- facility_greedy(Q, 20, mode = mode, sigma = sigma, threads = threads)
+      expect_gte(fit$objective, 0.9995 * ref$objective, label = label)
+      expect_no_idle_pick(W, fit, label)
+    }
+  }
+})
+
+test_that("bounded first gains with weights and candidates apart", {
+  # The bounds weigh each client by its weight: heavy clients far from the
+  # unweighted density's peak move the first pick there.
+  X <- scale(as.matrix(datasets::faithful))
+  w <- ifelse(X[, 1] > 1, 20, 1)
+  cand <- X[seq(1, nrow(X), by = 3), ]
+  sigma <- facility_sigma(X)
+  W <- ref_similarity(X, cand, sigma = sigma)
+  ref <- ref_greedy(W, 10, weights = w)
+  for (mode in facility_modes("matrix-free")) for (threads in 1:2) {
+    label <- paste(mode, threads)
+    fit <- facility_greedy(X, 10, mode = mode, candidates = cand, weights = w,
+                           sigma = sigma, threads = threads)
+    expect_identical(fit$selected[1], as.integer(ref$selected[1]), label = label)
+    expect_gte(fit$objective, 0.9995 * ref$objective, label = label)
+  }
+})

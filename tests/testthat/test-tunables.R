@@ -34,7 +34,10 @@ test_that("the tunables ?facility_control quotes are the compiled ones", {
     contest = sprintf("within \\code{eps / %g} of its gain", 1 / v$FL_CONTEST),
     contest_most = sprintf("up to %d of them", v$FL_TEAM_BATCH - 1),
     loose = sprintf("at most a %s of the pairs", c(`0.1` = "tenth")[[format(v$FL_LOOSE_SHARE)]]),
-    prune = sprintf("at most \\code{eps / %g} of the gain", 1 / v$FL_PRUNE_SHARE)
+    prune = sprintf("at most \\code{eps / %g} of the gain", 1 / v$FL_PRUNE_SHARE),
+    lazy = sprintf("would cost at most a %s of the first evaluations", c(`0.25` = "quarter")[[format(v$FL_LAZY_SHARE)]]),
+    sample = sprintf("as measured on one in %d)", v$FL_LAZY_SAMPLE),
+    cover = sprintf("covers at least %s of the clients' weight", c(`0.5` = "half")[[format(v$FL_LAZY_COVER)]])
   )
   for (name in names(phrases))
     expect_true(grepl(phrases[[name]], help, fixed = TRUE),
