@@ -12,8 +12,9 @@
  * of v_i) times the chord at the v-weighted mean of the a_i, which the
  * leaf's first two moments give.  Where the kernel is wide beside the
  * leaves the chord hugs the curve: on `medium` (n = 12000, d = 32) at the
- * median heuristic's width the bounds are a median 3.5% above the masses,
- * where the ball bound, V exp(-a_lo), is 28% above them. */
+ * median heuristic's width, computed in R with exact distances on 316
+ * k-means leaves, the bounds were a median 3.5% above the masses and the
+ * ball bound, V exp(-a_lo), 28% above them. */
 #include <stdlib.h>
 #include <math.h>
 #include "cl_layout.h"

@@ -8,15 +8,21 @@
 #include "mf.h"
 #include "exact_state.h"
 
-/* Every open candidate starts with the same valid key, sum_i w_i (1 - m_i):
- * the cluster bounds are too loose in high dimension to spare any
- * candidate its first evaluation, so they would only cost m K distances. */
-static void initial_keys(fl_mf *r, int nopen)
+/* The clients' room, sum_i w_i (1 - m_i): what any gain is at most. */
+static double clients_room(const fl_clusters *cl)
 {
-  const fl_clusters *cl = &r->cl;
   double room = 0.0;
   for (int i = 0; i < cl->n; i++) room += cl->ws[i] * (1.0 - cl->cover[i]);
-  room *= 1.0 + FL_UB_SLACK;
+  return room;
+}
+
+/* Every open candidate starts with the same valid key, the room: the
+ * ball bounds are too loose in high dimension to spare any candidate its
+ * first evaluation (the chord bounds replace it where they pay, see
+ * first_sample). */
+static void initial_keys(fl_mf *r, int nopen)
+{
+  const double room = clients_room(&r->cl) * (1.0 + FL_UB_SLACK);
   for (int t = 0; t < nopen; t++) {
     r->entries[t].key = room;
     r->entries[t].round = -1;
@@ -213,9 +219,7 @@ static int chord_keys(fl_mf *r, const fl_chords *ch, int nopen, int from, int st
  * candidates, and their first evaluations would serve little beyond it. */
 static int first_takes_most(const fl_mf *r)
 {
-  double room = 0.0;
-  for (int i = 0; i < r->cl.n; i++) room += r->cl.ws[i] * (1.0 - r->cl.cover[i]);
-  return r->thresh / r->c->eps >= FL_LAZY_COVER * room;
+  return r->thresh / r->c->eps >= FL_LAZY_COVER * clients_room(&r->cl);
 }
 
 /* ord[0..n-1] reordered stably: the positions t of every step-th entry

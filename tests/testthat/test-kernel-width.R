@@ -185,8 +185,9 @@ test_that("heavy tails at twice the median sigma: no mode keeps a far outlier wa
 test_that("a wide kernel's first pick comes from bounds: few evaluations, greedy's picks", {
   # quakes, all five columns scaled: at the median heuristic the chord
   # bounds on the first gains leave few candidates that could be the first
-  # pick, so few are evaluated before it; at a tenth of it they are loose,
-  # and every candidate is evaluated first, as before.
+  # pick, so few are evaluated before it; at a tenth of it the first pick
+  # covers a few percent of the weight, and every candidate is evaluated
+  # first, as before.
   Q <- scale(as.matrix(datasets::quakes))
   n <- nrow(Q)
   for (mult in c(1, 0.1)) {
